@@ -1,1 +1,77 @@
+//! Devices: what shows an application and takes actions on it.
+//!
+//! Every backend implements [`Device`]: take a screenshot, perform one of the 17 actions,
+//! restart the app to its start state, hand over the signals it observed (uncaught
+//! exceptions, error logs, crashes) and a coverage snapshot where the platform has one.
+//! Strategies never see which backend they drive.
+//!
+//! Backends:
+//! - [`ChromiumDevice`]: Debian Chromium, headless, over the DevTools protocol with our own
+//!   small synchronous client ([`cdp`] module docs say why); JS precise coverage per step.
+//! - [`Simulator`]: an in-process app model drawn to pixels, deterministic and fast, with
+//!   seeded faults, for unit tests of strategies.
+//!
+//! [`StaticServer`] serves an app folder (or the bundled demo app, [`StaticServer::demo`])
+//! on 127.0.0.1 at a free port.
+//!
+//! ```no_run
+//! use gui_core::{Action, ActionKind, Point};
+//! use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
+//!
+//! let server = StaticServer::demo()?;
+//! let mut device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())?;
+//! device.perform(&Action::at(ActionKind::Click, Point::new(200, 150)))?;
+//! let shot = device.screenshot()?;
+//! println!("{}x{}, coverage {:?}", shot.width(), shot.height(), device.coverage()?);
+//! # Ok::<(), gui_driver::Error>(())
+//! ```
 
+mod cdp;
+mod chromium;
+mod error;
+mod jscov;
+mod serve;
+mod simulator;
+
+use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size};
+
+pub use chromium::{ChromiumConfig, ChromiumDevice, find_chromium};
+pub use error::{Error, Result};
+pub use jscov::JsCoverage;
+pub use serve::StaticServer;
+// simulator: see src/simulator.rs
+
+/// A device running the application under test.
+///
+/// Calls are synchronous; a backend bounds each call by its own timeout. When the device
+/// itself dies (browser process killed, renderer crashed) calls fail with an error for
+/// which [`Error::is_device_lost`] holds; [`Device::restart`] then brings it back.
+pub trait Device {
+    fn platform(&self) -> Platform;
+
+    /// Current viewport in logical pixels (the size actions are given in).
+    fn viewport(&self) -> Size;
+
+    fn screenshot(&mut self) -> Result<Screenshot>;
+
+    /// Performs one action; unsupported kinds fail with [`Error::Unsupported`].
+    fn perform(&mut self, action: &Action) -> Result<()>;
+
+    /// Brings the app back to its start state (fresh storage, start viewport, online),
+    /// relaunching the device if it died.
+    fn restart(&mut self) -> Result<()>;
+
+    /// Signals observed since the last call, in order, not deduplicated.
+    fn drain_signals(&mut self) -> Result<Vec<Signal>>;
+
+    /// Cumulative coverage of the app's own code, where the platform can measure it.
+    fn coverage(&mut self) -> Result<Option<CoverageSnapshot>>;
+
+    /// The actions this device can perform, in [`ActionKind::ALL`] order.
+    fn supported_actions(&self) -> Vec<ActionKind> {
+        ActionKind::supported(self.platform()).collect()
+    }
+
+    /// One line for logs and run folders: backend, version, target.
+    fn describe(&self) -> String;
+}

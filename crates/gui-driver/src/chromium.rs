@@ -1,0 +1,722 @@
+//! Headless Debian Chromium as a [`Device`], over the DevTools protocol.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use gui_core::{
+    Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal,
+    SignalKind, Size, StackFrame, SwipeDirection,
+};
+use serde_json::{Value, json};
+
+use crate::cdp::{Cdp, Event};
+use crate::{Device, Error, JsCoverage, Result};
+
+/// Where Debian installs the real binary; `/usr/bin/chromium` is a wrapper script that adds
+/// flags and prints noise, so it comes last.
+const CANDIDATES: &[&str] = &["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+
+/// Finds the Chromium binary: `GUI_CHROMIUM`, then the Debian locations.
+pub fn find_chromium() -> Result<PathBuf> {
+    let mut tried = Vec::new();
+    if let Some(p) = std::env::var_os("GUI_CHROMIUM") {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Ok(p);
+        }
+        tried.push(format!("GUI_CHROMIUM={}", p.display()));
+    }
+    for c in CANDIDATES {
+        if std::path::Path::new(c).is_file() {
+            return Ok(PathBuf::from(c));
+        }
+        tried.push((*c).to_owned());
+    }
+    Err(Error::BrowserNotFound { tried: tried.join(", ") })
+}
+
+/// How to start and drive Chromium.
+#[derive(Debug, Clone)]
+pub struct ChromiumConfig {
+    /// Viewport in CSS pixels at the start of every run.
+    pub viewport: Size,
+    /// Emulate a mobile device (honours `<meta name=viewport>`, mobile scrollbars).
+    pub mobile: bool,
+    /// Device pixels per CSS pixel.
+    pub device_scale: f32,
+    /// Chromium binary; `None` searches with [`find_chromium`].
+    pub executable: Option<PathBuf>,
+    /// Bound on one DevTools call; a browser that does not answer in time is treated as
+    /// hung and relaunched by [`Device::restart`].
+    pub call_timeout: Duration,
+    /// How long to wait for the load event after a navigation.
+    pub load_timeout: Duration,
+    /// How long Chromium may take to print its DevTools endpoint.
+    pub launch_timeout: Duration,
+    /// Measure JS precise coverage of the app's own scripts.
+    pub coverage: bool,
+    /// More command-line flags.
+    pub extra_args: Vec<String>,
+}
+
+impl Default for ChromiumConfig {
+    fn default() -> Self {
+        Self {
+            viewport: Size::new(1280, 800),
+            mobile: false,
+            device_scale: 1.0,
+            executable: None,
+            call_timeout: Duration::from_secs(10),
+            load_timeout: Duration::from_secs(10),
+            launch_timeout: Duration::from_secs(20),
+            coverage: true,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+impl ChromiumConfig {
+    /// A 412x915 phone viewport (a common Android size) with mobile emulation.
+    pub fn mobile() -> Self {
+        Self { viewport: Size::new(412, 915), mobile: true, ..Self::default() }
+    }
+}
+
+/// Permissions granted by `access_grant` and reset by `access_deny`.
+const PERMISSIONS: &[&str] =
+    &["geolocation", "notifications", "videoCapture", "audioCapture", "clipboardReadWrite", "clipboardSanitizedWrite"];
+
+/// One running browser process with its page session.
+#[derive(Debug)]
+struct Browser {
+    child: Child,
+    cdp: Cdp,
+    session: String,
+    target_id: String,
+    version: String,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    // Dropped after the process is gone, taking the profile with it.
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn spawn(path: &std::path::Path, config: &ChromiumConfig) -> Result<Self> {
+        let profile = tempfile::Builder::new()
+            .prefix("gui-testing-chromium-")
+            .tempdir()
+            .map_err(|e| Error::io("create Chromium profile dir", e))?;
+        let mut cmd = Command::new(path);
+        cmd.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--mute-audio",
+            "--hide-scrollbars",
+            // Keeps the last handler's coverage counts across navigations (MACHINE.md).
+            "--disable-features=BackForwardCache,RenderDocument",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--window-size={},{}", config.viewport.width, config.viewport.height))
+        .args(&config.extra_args)
+        .arg("about:blank")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|source| Error::Launch { path: path.into(), source })?;
+
+        // Chromium announces its endpoint on stderr and must keep being drained afterwards.
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (tx, rx) = mpsc::channel();
+        let tail2 = tail.clone();
+        std::thread::Builder::new()
+            .name("chromium-stderr".into())
+            .spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(|l| l.ok()) {
+                    if let Some(i) = line.find("ws://") {
+                        let _ = tx.send(line[i..].trim().to_owned());
+                    }
+                    let mut t = tail2.lock().expect("tail lock");
+                    if t.len() == 40 {
+                        t.pop_front();
+                    }
+                    t.push_back(line);
+                }
+            })
+            .map_err(|e| Error::io("spawn stderr reader", e))?;
+        let tail_text = |t: &Arc<Mutex<VecDeque<String>>>| {
+            t.lock().expect("tail lock").iter().cloned().collect::<Vec<_>>().join("\n")
+        };
+        let ws_url = match rx.recv_timeout(config.launch_timeout) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(Error::LaunchTimeout {
+                    path: path.into(),
+                    after: config.launch_timeout,
+                    stderr: tail_text(&tail),
+                });
+            }
+        };
+        let mut cdp = Cdp::connect(&ws_url, config.call_timeout)?;
+        let version = cdp.call(None, "Browser.getVersion", json!({}))?;
+        let version = version["product"].as_str().unwrap_or("Chromium").to_owned();
+        let targets = cdp.call(None, "Target.getTargets", json!({}))?;
+        let page = targets["targetInfos"]
+            .as_array()
+            .and_then(|ts| ts.iter().find(|t| t["type"] == "page"))
+            .and_then(|t| t["targetId"].as_str())
+            .map(str::to_owned);
+        let target_id = match page {
+            Some(id) => id,
+            None => {
+                let r = cdp.call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
+                str_field(&r, "targetId", "Target.createTarget")?
+            }
+        };
+        let r = cdp.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true }))?;
+        let session = str_field(&r, "sessionId", "Target.attachToTarget")?;
+        Ok(Self { child, cdp, session, target_id, version, stderr_tail: tail, _profile: profile })
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
+        let session = self.session.clone();
+        self.cdp.call(Some(&session), method, params)
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn str_field(v: &Value, field: &str, method: &str) -> Result<String> {
+    v[field].as_str().map(str::to_owned).ok_or_else(|| Error::BadReply {
+        method: method.to_owned(),
+        detail: format!("no `{field}` in {v}"),
+    })
+}
+
+/// A web app in headless Chromium.
+#[derive(Debug)]
+pub struct ChromiumDevice {
+    config: ChromiumConfig,
+    executable: PathBuf,
+    start_url: String,
+    origin: String,
+    browser: Option<Browser>,
+    viewport: Size,
+    split: bool,
+    offline: bool,
+    network_enabled: bool,
+    renderer_crashed: bool,
+    coverage: JsCoverage,
+    signals: Vec<Signal>,
+    launches: u32,
+}
+
+impl ChromiumDevice {
+    /// Starts a fresh Chromium with its own profile and opens `url`.
+    ///
+    /// Fails with [`Error::BrowserNotFound`] when no Chromium is installed and with
+    /// [`Error::Navigation`] when the URL cannot be loaded.
+    pub fn launch(url: &str, config: ChromiumConfig) -> Result<Self> {
+        let executable = match &config.executable {
+            Some(p) if p.is_file() => p.clone(),
+            Some(p) => return Err(Error::BrowserNotFound { tried: p.display().to_string() }),
+            None => find_chromium()?,
+        };
+        let mut device = Self {
+            viewport: config.viewport,
+            executable,
+            start_url: url.to_owned(),
+            origin: JsCoverage::origin_of(url),
+            coverage: JsCoverage::new(JsCoverage::origin_of(url)),
+            config,
+            browser: None,
+            split: false,
+            offline: false,
+            network_enabled: false,
+            renderer_crashed: false,
+            signals: Vec::new(),
+            launches: 0,
+        };
+        device.relaunch()?;
+        Ok(device)
+    }
+
+    /// The URL every run starts from.
+    pub fn start_url(&self) -> &str {
+        &self.start_url
+    }
+
+    /// How many browser processes this device has started (1 + relaunches).
+    pub fn launches(&self) -> u32 {
+        self.launches
+    }
+
+    /// The browser's process id, while it runs.
+    pub fn browser_pid(&self) -> Option<u32> {
+        self.browser.as_ref().map(|b| b.child.id())
+    }
+
+    /// Evaluates a JS expression in the page and returns its JSON value (for tests and
+    /// grey-box analyses; strategies must not depend on it).
+    pub fn evaluate(&mut self, expression: &str) -> Result<Value> {
+        let r = self.browser()?.call(
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+        )?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            let text = ex["exception"]["description"].as_str().or(ex["text"].as_str()).unwrap_or("exception");
+            return Err(Error::Protocol { method: "Runtime.evaluate".into(), message: text.to_owned() });
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// The viewport box of the first element matching a CSS selector, if it is rendered.
+    pub fn element_rect(&mut self, selector: &str) -> Result<Option<Rect>> {
+        let expr = format!(
+            "(() => {{ const e = document.querySelector({}); if (!e) return null; \
+             const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }})()",
+            serde_json::to_string(selector).expect("string")
+        );
+        let v = self.evaluate(&expr)?;
+        Ok(v.as_array().map(|a| {
+            let n = |i: usize| a[i].as_f64().unwrap_or(0.0);
+            Rect::new(n(0).round() as i32, n(1).round() as i32, n(2).round() as u32, n(3).round() as u32)
+        }))
+    }
+
+    fn browser(&mut self) -> Result<&mut Browser> {
+        if self.renderer_crashed {
+            return Err(Error::DeviceLost { what: "the page's renderer crashed".into() });
+        }
+        let b = self.browser.as_mut().ok_or_else(|| Error::DeviceLost { what: "browser not running".into() })?;
+        if !b.alive() {
+            return Err(Error::DeviceLost { what: format!("Chromium (pid {}) exited", b.child.id()) });
+        }
+        Ok(b)
+    }
+
+    /// Kills any old browser, starts a new one and opens the start URL.
+    fn relaunch(&mut self) -> Result<()> {
+        // Signals still queued in a dying browser cannot be read; drop it first so its
+        // process and profile are gone before the next one starts.
+        self.browser = None;
+        self.renderer_crashed = false;
+        self.network_enabled = false;
+        self.offline = false;
+        self.split = false;
+        self.viewport = self.config.viewport;
+        let browser = Browser::spawn(&self.executable, &self.config)?;
+        self.launches += 1;
+        self.browser = Some(browser);
+        let coverage = self.config.coverage;
+        let b = self.browser()?;
+        for m in ["Page.enable", "Runtime.enable", "Inspector.enable"] {
+            b.call(m, json!({}))?;
+        }
+        if coverage {
+            b.call("Profiler.enable", json!({}))?;
+            // Started on about:blank so the app's first script is measured from its start.
+            b.call("Profiler.startPreciseCoverage", json!({ "callCount": true, "detailed": true }))?;
+        }
+        self.apply_viewport()?;
+        let url = self.start_url.clone();
+        self.navigate(&url)
+    }
+
+    fn navigate(&mut self, url: &str) -> Result<()> {
+        let load_timeout = self.config.load_timeout;
+        let b = self.browser()?;
+        let session = b.session.clone();
+        // Forget load events of earlier pages.
+        let _ = b.cdp.wait_event(Some(&session), "Page.loadEventFired", Duration::ZERO)?;
+        let r = b.call("Page.navigate", json!({ "url": url }))?;
+        if let Some(err) = r.get("errorText").and_then(Value::as_str) {
+            return Err(Error::Navigation { url: url.to_owned(), reason: err.to_owned() });
+        }
+        if b.cdp.wait_event(Some(&session), "Page.loadEventFired", load_timeout)?.is_none() {
+            return Err(Error::Navigation {
+                url: url.to_owned(),
+                reason: format!("no load event within {load_timeout:?}"),
+            });
+        }
+        Ok(())
+    }
+
+    fn apply_viewport(&mut self) -> Result<()> {
+        let (vp, scale, mobile) = (self.viewport, self.config.device_scale, self.config.mobile);
+        let landscape = vp.width > vp.height;
+        self.browser()?.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({
+                "width": vp.width, "height": vp.height, "deviceScaleFactor": scale, "mobile": mobile,
+                "screenOrientation": { "type": if landscape { "landscapePrimary" } else { "portraitPrimary" },
+                                       "angle": if landscape { 90 } else { 0 } },
+            }),
+        )?;
+        Ok(())
+    }
+
+    fn mouse(&mut self, p: Point, button: &str, clicks: u32) -> Result<()> {
+        let b = self.browser()?;
+        let (x, y) = (p.x as f64, p.y as f64);
+        b.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }))?;
+        let mask = match button {
+            "left" => 1,
+            "right" => 2,
+            _ => 4,
+        };
+        for count in 1..=clicks {
+            b.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": "mousePressed", "x": x, "y": y, "button": button, "buttons": mask, "clickCount": count }),
+            )?;
+            b.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": "mouseReleased", "x": x, "y": y, "button": button, "buttons": 0, "clickCount": count }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn drag(&mut self, from: Point, dx: i32, dy: i32) -> Result<()> {
+        let b = self.browser()?;
+        let ev = |t: &str, p: (f64, f64), buttons: u32| {
+            json!({ "type": t, "x": p.0, "y": p.1, "button": "left", "buttons": buttons, "clickCount": 1 })
+        };
+        let start = (from.x as f64, from.y as f64);
+        b.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": start.0, "y": start.1 }))?;
+        b.call("Input.dispatchMouseEvent", ev("mousePressed", start, 1))?;
+        const STEPS: i32 = 6;
+        for i in 1..=STEPS {
+            let p = (start.0 + (dx * i / STEPS) as f64, start.1 + (dy * i / STEPS) as f64);
+            b.call("Input.dispatchMouseEvent", ev("mouseMoved", p, 1))?;
+        }
+        let end = (start.0 + dx as f64, start.1 + dy as f64);
+        b.call("Input.dispatchMouseEvent", ev("mouseReleased", end, 0))?;
+        Ok(())
+    }
+
+    fn history_back(&mut self) -> Result<()> {
+        let origin = self.origin.clone();
+        let b = self.browser()?;
+        let h = b.call("Page.getNavigationHistory", json!({}))?;
+        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
+        let entries = h["entries"].as_array().cloned().unwrap_or_default();
+        // Never leave the app: a back step to another origin (about:blank before the
+        // first load) is a no-op.
+        if current > 0
+            && let Some(prev) = entries.get(current - 1)
+            && prev["url"].as_str().is_some_and(|u| JsCoverage::origin_of(u) == origin)
+        {
+            b.call("Page.navigateToHistoryEntry", json!({ "entryId": prev["id"] }))?;
+        }
+        Ok(())
+    }
+
+    fn back_switch(&mut self) -> Result<()> {
+        let b = self.browser()?;
+        let r = b.cdp.call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
+        let other = str_field(&r, "targetId", "Target.createTarget")?;
+        b.cdp.call(None, "Target.activateTarget", json!({ "targetId": other }))?;
+        // The app is hidden for a moment, as when a user looks at another tab.
+        std::thread::sleep(Duration::from_millis(50));
+        let own = b.target_id.clone();
+        b.cdp.call(None, "Target.activateTarget", json!({ "targetId": own }))?;
+        b.cdp.call(None, "Target.closeTarget", json!({ "targetId": other }))?;
+        Ok(())
+    }
+
+    fn set_offline(&mut self, offline: bool) -> Result<()> {
+        if !self.network_enabled {
+            self.browser()?.call("Network.enable", json!({}))?;
+            self.network_enabled = true;
+        }
+        self.browser()?.call(
+            "Network.emulateNetworkConditions",
+            json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
+        )?;
+        self.offline = offline;
+        Ok(())
+    }
+
+    /// Turns queued protocol events into signals; accepts JS dialogs, which would
+    /// otherwise block the page.
+    fn service_events(&mut self) -> Result<()> {
+        let Some(b) = self.browser.as_mut() else { return Ok(()) };
+        let session = b.session.clone();
+        b.cdp.pump(Duration::from_millis(1))?;
+        for ev in b.cdp.take_events() {
+            if ev.session.as_deref().is_some_and(|s| s != session) {
+                continue;
+            }
+            match ev.method.as_str() {
+                "Page.javascriptDialogOpening" => {
+                    b.call("Page.handleJavaScriptDialog", json!({ "accept": true }))?;
+                }
+                "Target.detachedFromTarget" => {
+                    if ev.params["sessionId"].as_str() == Some(session.as_str()) {
+                        self.renderer_crashed = true;
+                    }
+                }
+                "Inspector.targetCrashed" | "Target.targetCrashed" => {
+                    self.renderer_crashed = true;
+                    self.signals.push(Signal::new(SignalKind::Crash, "the page's renderer process crashed", Vec::new()));
+                }
+                _ => {
+                    if let Some(sig) = signal_of(&ev) {
+                        self.signals.push(sig);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn perform_inner(&mut self, action: &Action) -> Result<()> {
+        use ActionKind::*;
+        if !action.kind.supported_on(Platform::Web) {
+            return Err(Error::Unsupported { action: action.kind, platform: Platform::Web });
+        }
+        let target = || action.point().ok_or(Error::BadAction { action: action.kind, what: "a target" });
+        match action.kind {
+            Click => self.mouse(target()?, "left", 1)?,
+            DoubleClick => self.mouse(target()?, "left", 2)?,
+            MidClick => self.mouse(target()?, "middle", 1)?,
+            RightClick => self.mouse(target()?, "right", 1)?,
+            Input => {
+                self.mouse(target()?, "left", 1)?;
+                let text = match &action.param {
+                    Some(ActionParam::Text(t)) => t.clone(),
+                    _ => "test".to_owned(),
+                };
+                self.browser()?.call("Input.insertText", json!({ "text": text }))?;
+            }
+            Drag => {
+                let (dx, dy) = match action.param {
+                    Some(ActionParam::Offset { dx, dy }) => (dx, dy),
+                    _ => (self.viewport.width as i32 / 8, 0),
+                };
+                self.drag(target()?, dx, dy)?;
+            }
+            Swipe => {
+                // Swiping up moves the content up: the page scrolls down.
+                let sign = match action.param {
+                    Some(ActionParam::Direction(SwipeDirection::Down)) => -1.0,
+                    _ => 1.0,
+                };
+                let vp = self.viewport;
+                let at = action.point().unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
+                self.browser()?.call(
+                    "Input.dispatchMouseEvent",
+                    json!({ "type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": 0,
+                            "deltaY": sign * 0.6 * vp.height as f64 }),
+                )?;
+            }
+            SplitScreen => {
+                self.split = !self.split;
+                let base = self.config.viewport;
+                self.viewport = if self.split { Size::new((base.width / 2).max(1), base.height) } else { base };
+                self.apply_viewport()?;
+            }
+            WindowSize => {
+                let r = match action.param {
+                    Some(ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
+                    _ => return Err(Error::BadAction { action: WindowSize, what: "a finite ratio parameter" }),
+                };
+                let base = self.config.viewport;
+                let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
+                self.viewport = Size::new(scaled(base.width), scaled(base.height));
+                self.split = false;
+                self.apply_viewport()?;
+            }
+            Return => self.history_back()?,
+            BackSwitch => self.back_switch()?,
+            AccessGrant => {
+                let origin = self.origin.clone();
+                self.browser()?.cdp.call(
+                    None,
+                    "Browser.grantPermissions",
+                    json!({ "origin": origin, "permissions": PERMISSIONS }),
+                )?;
+            }
+            AccessDeny => {
+                self.browser()?.cdp.call(None, "Browser.resetPermissions", json!({}))?;
+            }
+            NetworkSwitch => {
+                let off = !self.offline;
+                self.set_offline(off)?;
+            }
+            LongClick | OrientationSwitch | PhoneInterrupt => unreachable!("filtered above"),
+        }
+        Ok(())
+    }
+}
+
+/// A signal from a `Runtime.exceptionThrown` or an error-level `Runtime.consoleAPICalled`.
+fn signal_of(ev: &Event) -> Option<Signal> {
+    let frames = |st: &Value| -> Vec<StackFrame> {
+        st["callFrames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| StackFrame {
+                function: f["functionName"].as_str().unwrap_or("").to_owned(),
+                url: f["url"].as_str().unwrap_or("").to_owned(),
+                line: f["lineNumber"].as_u64().unwrap_or(0) as u32 + 1,
+                column: f["columnNumber"].as_u64().unwrap_or(0) as u32 + 1,
+            })
+            .collect()
+    };
+    match ev.method.as_str() {
+        "Runtime.exceptionThrown" => {
+            let d = &ev.params["exceptionDetails"];
+            let message = d["exception"]["description"]
+                .as_str()
+                .and_then(|s| s.lines().next())
+                .or_else(|| d["exception"]["value"].as_str())
+                .or_else(|| d["text"].as_str())
+                .unwrap_or("uncaught exception")
+                .to_owned();
+            Some(Signal::new(SignalKind::UncaughtException, message, frames(&d["stackTrace"])))
+        }
+        "Runtime.consoleAPICalled" if ev.params["type"] == "error" => {
+            let message = ev.params["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| match &a["value"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => a["description"].as_str().unwrap_or("").to_owned(),
+                    v => v.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            Some(Signal::new(SignalKind::ConsoleError, message, frames(&ev.params["stackTrace"])))
+        }
+        _ => None,
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Device for ChromiumDevice {
+    fn platform(&self) -> Platform {
+        Platform::Web
+    }
+
+    fn viewport(&self) -> Size {
+        self.viewport
+    }
+
+    fn screenshot(&mut self) -> Result<Screenshot> {
+        self.service_events()?;
+        let scale = self.config.device_scale;
+        let r = self
+            .browser()?
+            .call("Page.captureScreenshot", json!({ "format": "png", "optimizeForSpeed": true }))?;
+        let data = r["data"].as_str().ok_or_else(|| Error::BadReply {
+            method: "Page.captureScreenshot".into(),
+            detail: "no data".into(),
+        })?;
+        let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| Error::BadReply {
+            method: "Page.captureScreenshot".into(),
+            detail: format!("invalid base64: {e}"),
+        })?;
+        Ok(Screenshot::from_png(&png, "Chromium screenshot", scale, now_ms())?)
+    }
+
+    fn perform(&mut self, action: &Action) -> Result<()> {
+        self.service_events()?;
+        self.perform_inner(action)
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        let usable = !self.renderer_crashed && self.browser.as_mut().is_some_and(Browser::alive);
+        if !usable {
+            return self.relaunch();
+        }
+        let soft = (|| -> Result<()> {
+            // Keep what the old page covered before leaving it.
+            self.coverage()?;
+            if self.offline {
+                self.set_offline(false)?;
+            }
+            self.browser()?.cdp.call(None, "Browser.resetPermissions", json!({}))?;
+            self.viewport = self.config.viewport;
+            self.split = false;
+            self.apply_viewport()?;
+            self.navigate("about:blank")?;
+            let origin = self.origin.clone();
+            self.browser()?
+                .call("Storage.clearDataForOrigin", json!({ "origin": origin, "storageTypes": "all" }))?;
+            let url = self.start_url.clone();
+            self.navigate(&url)
+        })();
+        match soft {
+            Err(e) if e.is_device_lost() => self.relaunch(),
+            other => other,
+        }
+    }
+
+    fn drain_signals(&mut self) -> Result<Vec<Signal>> {
+        self.service_events()?;
+        Ok(std::mem::take(&mut self.signals))
+    }
+
+    fn coverage(&mut self) -> Result<Option<CoverageSnapshot>> {
+        if !self.config.coverage {
+            return Ok(None);
+        }
+        let r = self.browser()?.call("Profiler.takePreciseCoverage", json!({}))?;
+        self.coverage.add_take(&r["result"]);
+        Ok(Some(self.coverage.snapshot()))
+    }
+
+    fn describe(&self) -> String {
+        let version = self.browser.as_ref().map_or("Chromium", |b| b.version.as_str());
+        format!(
+            "{version} ({}) at {} {}x{}{}",
+            self.executable.display(),
+            self.start_url,
+            self.config.viewport.width,
+            self.config.viewport.height,
+            if self.config.mobile { " mobile" } else { "" }
+        )
+    }
+}
+
+impl ChromiumDevice {
+    /// The last lines Chromium printed, for error reports.
+    pub fn stderr_tail(&self) -> String {
+        self.browser.as_ref().map_or_else(String::new, |b| {
+            b.stderr_tail.lock().expect("tail lock").iter().cloned().collect::<Vec<_>>().join("\n")
+        })
+    }
+}

@@ -1,0 +1,187 @@
+//! Cumulative JavaScript coverage from `Profiler.takePreciseCoverage` takes.
+//!
+//! With `callCount: true` every take reports only the counts gathered since the previous
+//! take, so coverage is the union over all takes: a function is covered once any take saw
+//! it run, a byte once any take saw the innermost block around it run. Unions never count
+//! anything twice, however often the same code runs or the page reloads.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use gui_core::CoverageSnapshot;
+use serde_json::Value;
+
+/// Coverage of the scripts whose URL starts with one origin (the app's own scripts; the
+/// tool's evaluations have no URL and other origins are third parties).
+#[derive(Debug, Clone, Default)]
+pub struct JsCoverage {
+    origin: String,
+    scripts: HashMap<String, ScriptCoverage>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ScriptCoverage {
+    len: u64,
+    /// Function ranges `(start, end)` seen, and whether each ever ran.
+    functions: HashMap<(u64, u64), bool>,
+    /// Disjoint covered byte intervals, start -> end.
+    covered: BTreeMap<u64, u64>,
+}
+
+impl JsCoverage {
+    /// Coverage of scripts served from `origin` (`scheme://host:port`).
+    pub fn new(origin: impl Into<String>) -> Self {
+        Self { origin: origin.into(), scripts: HashMap::new() }
+    }
+
+    /// The origin of a URL: everything before the path.
+    pub fn origin_of(url: &str) -> String {
+        match url.find("://") {
+            Some(i) => {
+                let rest = &url[i + 3..];
+                let end = rest.find('/').map_or(url.len(), |j| i + 3 + j);
+                url[..end].to_owned()
+            }
+            None => url.to_owned(),
+        }
+    }
+
+    /// Adds one take (the `result` array of `Profiler.takePreciseCoverage`).
+    pub fn add_take(&mut self, result: &Value) {
+        let Some(scripts) = result.as_array() else { return };
+        for script in scripts {
+            let url = script.get("url").and_then(Value::as_str).unwrap_or("");
+            if url.is_empty() || Self::origin_of(url) != self.origin {
+                continue;
+            }
+            let entry = self.scripts.entry(url.to_owned()).or_default();
+            for f in script.get("functions").and_then(Value::as_array).into_iter().flatten() {
+                let ranges: Vec<(u64, u64, u64)> = f
+                    .get("ranges")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| {
+                        Some((
+                            r.get("startOffset")?.as_u64()?,
+                            r.get("endOffset")?.as_u64()?,
+                            r.get("count")?.as_u64()?,
+                        ))
+                    })
+                    .collect();
+                entry.add_function(&ranges);
+            }
+        }
+    }
+
+    pub fn snapshot(&self) -> CoverageSnapshot {
+        let mut s = CoverageSnapshot { scripts: self.scripts.len() as u32, ..Default::default() };
+        for sc in self.scripts.values() {
+            s.functions_total += sc.functions.len() as u64;
+            s.functions_covered += sc.functions.values().filter(|c| **c).count() as u64;
+            s.bytes_total += sc.len;
+            s.bytes_covered += sc.covered.iter().map(|(a, b)| b - a).sum::<u64>();
+        }
+        s
+    }
+
+    /// Covered function ranges per script URL, for reports and tests.
+    pub fn covered_functions(&self) -> HashMap<&str, HashSet<(u64, u64)>> {
+        self.scripts
+            .iter()
+            .map(|(u, sc)| (u.as_str(), sc.functions.iter().filter(|(_, c)| **c).map(|(k, _)| *k).collect()))
+            .collect()
+    }
+}
+
+impl ScriptCoverage {
+    /// `ranges` come in pre-order: the function's own range first, nested blocks after,
+    /// so the last range containing a byte is the innermost one and holds its count.
+    fn add_function(&mut self, ranges: &[(u64, u64, u64)]) {
+        let Some(&(start, end, count)) = ranges.first() else { return };
+        self.len = self.len.max(end);
+        let ran = self.functions.entry((start, end)).or_insert(false);
+        *ran |= count > 0;
+        if count == 0 {
+            return;
+        }
+        let mut cuts: Vec<u64> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let innermost = ranges.iter().rev().find(|r| r.0 <= a && b <= r.1);
+            if innermost.is_some_and(|r| r.2 > 0) {
+                self.insert(a, b);
+            }
+        }
+    }
+
+    /// Adds `[a, b)` to the covered set, merging with overlapping or touching intervals.
+    fn insert(&mut self, mut a: u64, mut b: u64) {
+        let touching: Vec<(u64, u64)> = self
+            .covered
+            .range(..=b)
+            .rev()
+            .take_while(|(_, e)| **e >= a)
+            .map(|(s, e)| (*s, *e))
+            .collect();
+        for (s, e) in touching {
+            self.covered.remove(&s);
+            a = a.min(s);
+            b = b.max(e);
+        }
+        self.covered.insert(a, b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn take(fns: Value) -> Value {
+        json!([{ "url": "http://127.0.0.1:9/app.js", "functions": fns },
+               { "url": "http://elsewhere:1/lib.js", "functions": [
+                   { "ranges": [{ "startOffset": 0, "endOffset": 500, "count": 1 }] }] },
+               { "url": "", "functions": [
+                   { "ranges": [{ "startOffset": 0, "endOffset": 70, "count": 1 }] }] }])
+    }
+
+    #[test]
+    fn unions_takes_without_double_counting() {
+        let mut cov = JsCoverage::new("http://127.0.0.1:9");
+        // Script body ran; function f (10..50) with an uncovered block 20..30; g never ran.
+        cov.add_take(&take(json!([
+            { "ranges": [{ "startOffset": 0, "endOffset": 100, "count": 1 }] },
+            { "ranges": [{ "startOffset": 10, "endOffset": 50, "count": 1 },
+                         { "startOffset": 20, "endOffset": 30, "count": 0 }] },
+            { "ranges": [{ "startOffset": 60, "endOffset": 80, "count": 0 }] },
+        ])));
+        let s = cov.snapshot();
+        assert_eq!((s.functions_covered, s.functions_total), (2, 3));
+        // 0..100 with 20..30 and 60..80 uncovered.
+        assert_eq!((s.bytes_covered, s.bytes_total, s.scripts), (70, 100, 1));
+
+        // The same code again changes nothing.
+        cov.add_take(&take(json!([
+            { "ranges": [{ "startOffset": 10, "endOffset": 50, "count": 3 },
+                         { "startOffset": 20, "endOffset": 30, "count": 0 }] },
+        ])));
+        assert_eq!(cov.snapshot(), s);
+
+        // g runs and the block inside f runs: both are added once.
+        cov.add_take(&take(json!([
+            { "ranges": [{ "startOffset": 60, "endOffset": 80, "count": 1 }] },
+            { "ranges": [{ "startOffset": 10, "endOffset": 50, "count": 1 },
+                         { "startOffset": 20, "endOffset": 30, "count": 1 }] },
+        ])));
+        let s2 = cov.snapshot();
+        assert_eq!((s2.functions_covered, s2.bytes_covered), (3, 100));
+    }
+
+    #[test]
+    fn origin_of_urls() {
+        assert_eq!(JsCoverage::origin_of("http://127.0.0.1:8080/a/b.js?x"), "http://127.0.0.1:8080");
+        assert_eq!(JsCoverage::origin_of("http://h"), "http://h");
+    }
+}

@@ -1,0 +1,1 @@
+//! An in-process app model drawn to pixels (placeholder; filled in below).

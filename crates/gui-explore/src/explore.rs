@@ -1,0 +1,287 @@
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, Transition};
+use gui_driver::Device;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result, RunRecorder, StepRecord, StepTimings, Throttle};
+
+/// What a strategy sees before choosing: the screen and what the device can do.
+#[derive(Debug)]
+pub struct Observation<'a> {
+    /// The number the chosen action will get (1 for the first).
+    pub step: u64,
+    pub screenshot: &'a Screenshot,
+    pub viewport: Size,
+    pub platform: Platform,
+    /// Actions the device supports, in [`ActionKind::ALL`] order.
+    pub actions: &'a [ActionKind],
+}
+
+/// Chooses actions and learns from their outcome. Every technique (Monkey, PIRLTest,
+/// Monkey++, grey-box replay, VisionDroid) sits behind this one interface.
+pub trait Strategy {
+    fn name(&self) -> &str;
+
+    fn choose(&mut self, observation: &Observation<'_>) -> Action;
+
+    /// Called after every finished step.
+    fn learn(&mut self, _transition: &Transition) {}
+
+    /// Called when the device was restarted and the app is back at its start screen.
+    fn on_restart(&mut self) {}
+}
+
+/// Budget and recovery settings of one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExploreConfig {
+    /// Stop after this many steps.
+    pub steps: Option<u64>,
+    /// Stop after this much time.
+    pub duration: Option<Duration>,
+    /// Consecutive failed restarts after which the run gives up.
+    pub max_restarts: u32,
+}
+
+impl Default for ExploreConfig {
+    fn default() -> Self {
+        Self { steps: Some(100), duration: None, max_restarts: 3 }
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Steps,
+    Time,
+}
+
+/// What `summary.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    pub strategy: String,
+    pub device: String,
+    pub throttle: String,
+    pub steps: u64,
+    pub duration_ms: u64,
+    pub stopped_because: StopReason,
+    pub coverage: Option<CoverageSnapshot>,
+    pub unique_signals: usize,
+    /// Occurrences per signal key.
+    pub signal_counts: HashMap<String, u64>,
+    /// Device restarts after the device was lost.
+    pub device_restarts: u32,
+    /// Steps whose action failed (unsupported, bad target).
+    pub failed_actions: u64,
+    pub median_round_trip_ms: f64,
+}
+
+/// Runs `strategy` on `device` until the budget is spent, recording every step.
+///
+/// A device that is lost (browser killed, renderer crashed, call timed out) is restarted;
+/// the step in flight is dropped (noted in `events.jsonl`) and the run continues. The run
+/// fails only when the device cannot be restarted `max_restarts` times in a row.
+pub fn explore(
+    device: &mut dyn Device,
+    strategy: &mut dyn Strategy,
+    throttle: &mut dyn Throttle,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+) -> Result<Summary> {
+    if config.steps.is_none() && config.duration.is_none() {
+        return Err(Error::Config("give a step budget, a time budget or both".into()));
+    }
+    let started = Instant::now();
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut restarts = 0;
+    let mut failed_actions = 0;
+    let mut round_trips = Vec::new();
+    let mut coverage = None;
+    let mut step = 0;
+    let mut before = screenshot_or_recover(device, strategy, recorder, config, 0, &mut restarts)?;
+    recorder.save_screenshot(0, &before)?;
+
+    let stopped_because = loop {
+        if config.steps.is_some_and(|n| step >= n) {
+            break StopReason::Steps;
+        }
+        if config.duration.is_some_and(|d| started.elapsed() >= d) {
+            break StopReason::Time;
+        }
+        let actions = device.supported_actions();
+        let t = Instant::now();
+        let action = strategy.choose(&Observation {
+            step: step + 1,
+            screenshot: &before,
+            viewport: device.viewport(),
+            platform: device.platform(),
+            actions: &actions,
+        });
+        let choose_ms = ms(t);
+
+        match run_step(device, throttle, &action) {
+            Ok(mut outcome) => {
+                step += 1;
+                outcome.timings.choose_ms = choose_ms;
+                failed_actions += u64::from(outcome.error.is_some());
+                round_trips.push(outcome.timings.round_trip_ms);
+                let shot_rel = recorder.save_screenshot(step, &outcome.after)?;
+                let mut new_signals = Vec::new();
+                for sig in &outcome.signals {
+                    let count = seen.entry(sig.key.clone()).or_insert(0);
+                    if *count == 0 {
+                        recorder.append_signal(sig, step, &shot_rel)?;
+                        new_signals.push(sig.clone());
+                    }
+                    *count += 1;
+                }
+                if outcome.coverage.is_some() {
+                    coverage = outcome.coverage;
+                }
+                recorder.append_step(&StepRecord {
+                    step,
+                    action: action.clone(),
+                    screenshot: shot_rel,
+                    viewport: device.viewport(),
+                    coverage: outcome.coverage,
+                    new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
+                    signals_observed: outcome.signals.len() as u32,
+                    error: outcome.error,
+                    timings: outcome.timings,
+                    elapsed_ms: started.elapsed().as_millis() as u64,
+                })?;
+                let transition = Transition {
+                    step,
+                    before,
+                    action,
+                    after: outcome.after,
+                    new_signals,
+                    coverage: outcome.coverage,
+                };
+                strategy.learn(&transition);
+                before = transition.after;
+            }
+            Err(e) if e.is_device_lost() => {
+                recorder.append_event(step, "action_lost", &format!("{action}: {e}"))?;
+                before = recover(device, strategy, recorder, config, step, &e.to_string(), &mut restarts)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+
+    let summary = Summary {
+        strategy: strategy.name().to_owned(),
+        device: device.describe(),
+        throttle: throttle.name(),
+        steps: step,
+        duration_ms: started.elapsed().as_millis() as u64,
+        stopped_because,
+        coverage,
+        unique_signals: seen.len(),
+        signal_counts: seen.into_iter().collect(),
+        device_restarts: restarts,
+        failed_actions,
+        median_round_trip_ms: median(&mut round_trips),
+    };
+    recorder.finish(&summary)?;
+    Ok(summary)
+}
+
+struct StepOutcome {
+    after: Screenshot,
+    coverage: Option<CoverageSnapshot>,
+    signals: Vec<Signal>,
+    error: Option<String>,
+    timings: StepTimings,
+}
+
+fn run_step(device: &mut dyn Device, throttle: &mut dyn Throttle, action: &Action) -> gui_driver::Result<StepOutcome> {
+    let t0 = Instant::now();
+    let error = match device.perform(action) {
+        Ok(()) => None,
+        Err(e) if e.is_device_lost() => return Err(e),
+        // The action itself was impossible; the step still counts, with its reason.
+        Err(e) => Some(e.to_string()),
+    };
+    let action_ms = ms(t0);
+    let throttle_ms = match throttle.wait(device) {
+        Ok(d) => d.as_secs_f64() * 1e3,
+        Err(crate::Error::Device(e)) => return Err(e),
+        Err(e) => return Err(gui_driver::Error::DeviceLost { what: format!("throttle failed: {e}") }),
+    };
+    let t = Instant::now();
+    let after = device.screenshot()?;
+    let screenshot_ms = ms(t);
+    let t = Instant::now();
+    let coverage = device.coverage()?;
+    let coverage_ms = ms(t);
+    let signals = device.drain_signals()?;
+    let round_trip_ms = ms(t0);
+    Ok(StepOutcome {
+        after,
+        coverage,
+        signals,
+        error,
+        timings: StepTimings { choose_ms: 0.0, action_ms, throttle_ms, screenshot_ms, coverage_ms, round_trip_ms },
+    })
+}
+
+fn screenshot_or_recover(
+    device: &mut dyn Device,
+    strategy: &mut dyn Strategy,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+    step: u64,
+    restarts: &mut u32,
+) -> Result<Screenshot> {
+    match device.screenshot() {
+        Ok(s) => Ok(s),
+        Err(e) if e.is_device_lost() => recover(device, strategy, recorder, config, step, &e.to_string(), restarts),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Restarts a lost device (up to `max_restarts` tries in a row) and returns its first
+/// screenshot.
+fn recover(
+    device: &mut dyn Device,
+    strategy: &mut dyn Strategy,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+    step: u64,
+    why: &str,
+    restarts: &mut u32,
+) -> Result<Screenshot> {
+    let mut last = why.to_owned();
+    for _ in 0..config.max_restarts.max(1) {
+        *restarts += 1;
+        let attempt = device.restart().and_then(|()| device.screenshot());
+        match attempt {
+            Ok(shot) => {
+                recorder.append_event(step, "device_restarted", &last)?;
+                strategy.on_restart();
+                return Ok(shot);
+            }
+            Err(e) => {
+                recorder.append_event(step, "restart_failed", &e.to_string())?;
+                last = e.to_string();
+            }
+        }
+    }
+    Err(Error::DeviceGone { attempts: config.max_restarts.max(1), last })
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
