@@ -1,5 +1,8 @@
 //! Umbrella crate of the workspace: re-exports the libraries under one name and hosts the
-//! strategy binaries (`monkey`, ...), the cross-crate integration tests and the benches.
+//! strategy binaries (`monkey`, ...), the command-line plumbing they share ([`cli`]), the
+//! cross-crate integration tests and the benches.
 pub use gui_core as core;
 pub use gui_driver as driver;
 pub use gui_explore as explore;
+
+pub mod cli;

@@ -13,7 +13,11 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
         if path.is_dir() {
             collect(&path, root, out);
         } else {
-            let rel = path.strip_prefix(root).expect("under root").to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .expect("under root")
+                .to_string_lossy()
+                .replace('\\', "/");
             out.push((rel, path));
         }
     }
@@ -21,14 +25,22 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let root = manifest.join("../../examples/apps/demo").canonicalize().expect("examples/apps/demo exists");
+    let root = manifest
+        .join("../../examples/apps/demo")
+        .canonicalize()
+        .expect("examples/apps/demo exists");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
     let mut code = String::from("pub(crate) const DEMO_FILES: &[(&str, &[u8])] = &[\n");
     for (rel, path) in &files {
         println!("cargo:rerun-if-changed={}", path.display());
-        writeln!(code, "    ({rel:?}, include_bytes!({:?})),", path.display().to_string()).unwrap();
+        writeln!(
+            code,
+            "    ({rel:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("demo_files.rs");

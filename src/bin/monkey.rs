@@ -1,1 +1,93 @@
-fn main() {}
+//! `monkey`: random events à la Android Monkey on a web app (default: the bundled demo).
+use anyhow::Result;
+use clap::Parser;
+use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, explore};
+use gui_testing::cli::{RunArgs, TargetArgs};
+
+/// Explore an app with random events and record every step in a run folder.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Percentage of touch events (click, double, long, middle, right click).
+    #[arg(long, value_name = "PCT")]
+    pct_touch: Option<f64>,
+    /// Percentage of motion events (drag, swipe).
+    #[arg(long, value_name = "PCT")]
+    pct_motion: Option<f64>,
+    /// Percentage of text input events.
+    #[arg(long, value_name = "PCT")]
+    pct_text: Option<f64>,
+    /// Percentage of navigation events (return).
+    #[arg(long, value_name = "PCT")]
+    pct_nav: Option<f64>,
+    /// Percentage of page events (split screen, window size, orientation).
+    #[arg(long, value_name = "PCT")]
+    pct_page: Option<f64>,
+    /// Percentage of system events (back switch, permissions, network, phone interrupt).
+    #[arg(long, value_name = "PCT")]
+    pct_system: Option<f64>,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let overrides: Vec<(EventCategory, f64)> = [
+        (EventCategory::Touch, cli.pct_touch),
+        (EventCategory::Motion, cli.pct_motion),
+        (EventCategory::Text, cli.pct_text),
+        (EventCategory::Nav, cli.pct_nav),
+        (EventCategory::Page, cli.pct_page),
+        (EventCategory::System, cli.pct_system),
+    ]
+    .into_iter()
+    .filter_map(|(c, v)| v.map(|v| (c, v)))
+    .collect();
+    let weights = EventWeights::with_overrides(&overrides)?;
+    let config = MonkeyConfig {
+        seed: cli.run.seed,
+        weights,
+    };
+    let mut target = cli.target.start()?;
+    let explore_config = cli.run.explore_config();
+    let meta = serde_json::json!({
+        "strategy": "monkey",
+        "seed": cli.run.seed,
+        "url": target.url,
+        "device": target.device.describe(),
+        "monkey": config,
+        "explore": explore_config,
+        "throttle_ms": cli.run.throttle,
+    });
+    let mut recorder = cli.run.recorder("monkey", &meta)?;
+    let mut monkey = Monkey::new(config);
+    let summary = explore(
+        target.device.as_mut(),
+        &mut monkey,
+        &mut cli.run.throttle(),
+        &mut recorder,
+        &explore_config,
+    )?;
+    let cov = summary.coverage.map_or_else(
+        || "n/a".to_owned(),
+        |c| {
+            format!(
+                "{}/{} functions, {:.1}% of bytes",
+                c.functions_covered,
+                c.functions_total,
+                100.0 * c.byte_ratio()
+            )
+        },
+    );
+    println!(
+        "monkey: {} steps in {:.1} s, coverage {cov}, {} unique signals, median step {:.1} ms",
+        summary.steps,
+        summary.duration_ms as f64 / 1e3,
+        summary.unique_signals,
+        summary.median_round_trip_ms
+    );
+    println!("run folder: {}", recorder.dir().display());
+    Ok(())
+}

@@ -109,7 +109,9 @@ impl ActionKind {
 
     /// The actions a platform supports, in [`ActionKind::ALL`] order.
     pub fn supported(platform: Platform) -> impl Iterator<Item = ActionKind> {
-        Self::ALL.into_iter().filter(move |k| k.supported_on(platform))
+        Self::ALL
+            .into_iter()
+            .filter(move |k| k.supported_on(platform))
     }
 
     /// Widget actions need a target position; page and system actions do not.
@@ -152,10 +154,13 @@ impl std::str::FromStr for ActionKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Self::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown action `{s}`; expected one of {}", names.join(", "))
-        })
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Self::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown action `{s}`; expected one of {}", names.join(", "))
+            })
     }
 }
 
@@ -227,17 +232,29 @@ pub struct Action {
 impl Action {
     /// A page or system action with no target and no parameter.
     pub fn new(kind: ActionKind) -> Self {
-        Self { kind, target: None, param: None }
+        Self {
+            kind,
+            target: None,
+            param: None,
+        }
     }
 
     /// An action at a screen position.
     pub fn at(kind: ActionKind, p: Point) -> Self {
-        Self { kind, target: Some(Target::Point(p)), param: None }
+        Self {
+            kind,
+            target: Some(Target::Point(p)),
+            param: None,
+        }
     }
 
     /// An action aimed at a widget.
     pub fn on(kind: ActionKind, widget: Widget) -> Self {
-        Self { kind, target: Some(Target::Widget(widget)), param: None }
+        Self {
+            kind,
+            target: Some(Target::Widget(widget)),
+            param: None,
+        }
     }
 
     pub fn with_param(mut self, param: ActionParam) -> Self {
@@ -273,7 +290,11 @@ mod tests {
 
     fn counts(p: Platform) -> (usize, usize, usize) {
         let g = |g| ActionKind::supported(p).filter(|k| k.group() == g).count();
-        (g(ActionGroup::Widget), g(ActionGroup::Page), g(ActionGroup::System))
+        (
+            g(ActionGroup::Widget),
+            g(ActionGroup::Page),
+            g(ActionGroup::System),
+        )
     }
 
     #[test]
@@ -283,7 +304,11 @@ mod tests {
         assert_eq!(counts(Platform::Desktop), (6, 3, 2));
         // Every action is supported somewhere.
         for k in ActionKind::ALL {
-            assert!([Platform::Web, Platform::Android].iter().any(|p| k.supported_on(*p)));
+            assert!(
+                [Platform::Web, Platform::Android]
+                    .iter()
+                    .any(|p| k.supported_on(*p))
+            );
         }
     }
 
@@ -291,7 +316,10 @@ mod tests {
     fn names_round_trip_and_match_serde() {
         for k in ActionKind::ALL {
             assert_eq!(k.name().parse::<ActionKind>().unwrap(), k);
-            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.name()));
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                format!("\"{}\"", k.name())
+            );
             assert_eq!(ActionKind::ALL[k.index()], k);
         }
         assert!("tap".parse::<ActionKind>().unwrap_err().contains("click"));
@@ -307,6 +335,9 @@ mod tests {
             r#"{"kind":"input","target":{"point":{"x":3,"y":4}},"param":{"type":"text","value":"hi"}}"#
         );
         assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), a);
-        assert_eq!(serde_json::to_string(&Action::new(ActionKind::Return)).unwrap(), r#"{"kind":"return"}"#);
+        assert_eq!(
+            serde_json::to_string(&Action::new(ActionKind::Return)).unwrap(),
+            r#"{"kind":"return"}"#
+        );
     }
 }

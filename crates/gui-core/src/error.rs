@@ -22,7 +22,11 @@ pub enum Error {
     },
     /// A screenshot with no pixels (zero width or height).
     #[error("screenshot {what} is empty ({width}x{height})")]
-    EmptyScreenshot { what: String, width: u32, height: u32 },
+    EmptyScreenshot {
+        what: String,
+        width: u32,
+        height: u32,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -54,7 +54,12 @@ pub struct Rect {
 
 impl Rect {
     pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
-        Self { x, y, width, height }
+        Self {
+            x,
+            y,
+            width,
+            height,
+        }
     }
 
     /// The smallest box holding both corners (given in any order).
@@ -77,7 +82,10 @@ impl Rect {
     }
 
     pub const fn center(&self) -> Point {
-        Point::new(self.x + self.width as i32 / 2, self.y + self.height as i32 / 2)
+        Point::new(
+            self.x + self.width as i32 / 2,
+            self.y + self.height as i32 / 2,
+        )
     }
 
     pub const fn contains(&self, p: Point) -> bool {
@@ -106,7 +114,11 @@ impl Rect {
     pub fn iou(&self, other: &Rect) -> f64 {
         let inter = self.intersection(other).map_or(0, |r| r.area());
         let union = self.area() + other.area() - inter;
-        if union == 0 { 0.0 } else { inter as f64 / union as f64 }
+        if union == 0 {
+            0.0
+        } else {
+            inter as f64 / union as f64
+        }
     }
 
     /// This box clipped to a screen of `size`; `None` when nothing of it is visible.
@@ -140,8 +152,18 @@ mod tests {
             (state % m) as i64
         };
         for _ in 0..10_000 {
-            let a = Rect::new(next(50) as i32 - 10, next(50) as i32 - 10, next(40) as u32, next(40) as u32);
-            let b = Rect::new(next(50) as i32 - 10, next(50) as i32 - 10, next(40) as u32, next(40) as u32);
+            let a = Rect::new(
+                next(50) as i32 - 10,
+                next(50) as i32 - 10,
+                next(40) as u32,
+                next(40) as u32,
+            );
+            let b = Rect::new(
+                next(50) as i32 - 10,
+                next(50) as i32 - 10,
+                next(40) as u32,
+                next(40) as u32,
+            );
             let v = a.iou(&b);
             assert!((0.0..=1.0).contains(&v), "{a:?} {b:?} -> {v}");
             assert_eq!(v, b.iou(&a));
@@ -151,7 +173,10 @@ mod tests {
     #[test]
     fn clipping_and_union() {
         let screen = Size::new(100, 50);
-        assert_eq!(Rect::new(-5, -5, 10, 10).clip_to(screen), Some(Rect::new(0, 0, 5, 5)));
+        assert_eq!(
+            Rect::new(-5, -5, 10, 10).clip_to(screen),
+            Some(Rect::new(0, 0, 5, 5))
+        );
         assert_eq!(Rect::new(100, 0, 10, 10).clip_to(screen), None);
         assert_eq!(
             Rect::new(0, 0, 1, 1).union(&Rect::new(5, 5, 1, 1)),

@@ -29,13 +29,20 @@ impl Screenshot {
                 height: pixels.height(),
             });
         }
-        Ok(Self { pixels: Arc::new(pixels), scale, timestamp_ms })
+        Ok(Self {
+            pixels: Arc::new(pixels),
+            scale,
+            timestamp_ms,
+        })
     }
 
     /// Decodes PNG bytes; `what` names the source in errors (a file, a device call).
     pub fn from_png(bytes: &[u8], what: &str, scale: f32, timestamp_ms: u64) -> Result<Self> {
         let img = image::load_from_memory_with_format(bytes, ImageFormat::Png)
-            .map_err(|source| Error::Decode { what: what.to_owned(), source })?
+            .map_err(|source| Error::Decode {
+                what: what.to_owned(),
+                source,
+            })?
             .into_rgb8();
         if img.width() == 0 || img.height() == 0 {
             return Err(Error::EmptyScreenshot {
@@ -44,12 +51,19 @@ impl Screenshot {
                 height: img.height(),
             });
         }
-        Ok(Self { pixels: Arc::new(img), scale, timestamp_ms })
+        Ok(Self {
+            pixels: Arc::new(img),
+            scale,
+            timestamp_ms,
+        })
     }
 
     /// Reads a PNG file.
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.into(),
+            source,
+        })?;
         Self::from_png(&bytes, &path.display().to_string(), 1.0, 0)
     }
 
@@ -58,14 +72,18 @@ impl Screenshot {
         use image::ImageEncoder;
         use image::codecs::png::{CompressionType, FilterType, PngEncoder};
         let mut out = Vec::with_capacity(self.pixels.len() / 4);
-        PngEncoder::new_with_quality(Cursor::new(&mut out), CompressionType::Fast, FilterType::Sub)
-            .write_image(
-                self.pixels.as_raw(),
-                self.width(),
-                self.height(),
-                image::ExtendedColorType::Rgb8,
-            )
-            .map_err(Error::Encode)?;
+        PngEncoder::new_with_quality(
+            Cursor::new(&mut out),
+            CompressionType::Fast,
+            FilterType::Sub,
+        )
+        .write_image(
+            self.pixels.as_raw(),
+            self.width(),
+            self.height(),
+            image::ExtendedColorType::Rgb8,
+        )
+        .map_err(Error::Encode)?;
         Ok(out)
     }
 
@@ -97,7 +115,11 @@ impl Screenshot {
             .as_raw()
             .chunks_exact(3)
             .zip(other.pixels.as_raw().chunks_exact(3))
-            .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > tolerance))
+            .filter(|(a, b)| {
+                a.iter()
+                    .zip(b.iter())
+                    .any(|(x, y)| x.abs_diff(*y) > tolerance)
+            })
             .count();
         differing as f64 / self.size().area() as f64
     }

@@ -28,7 +28,11 @@ pub struct StackFrame {
 
 impl std::fmt::Display for StackFrame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = if self.function.is_empty() { "<anonymous>" } else { &self.function };
+        let name = if self.function.is_empty() {
+            "<anonymous>"
+        } else {
+            &self.function
+        };
         write!(f, "at {name} ({}:{}:{})", self.url, self.line, self.column)
     }
 }
@@ -53,9 +57,17 @@ impl Signal {
         let message = message.into();
         let mut key = format!("{kind:?}|{}", first_line(&message));
         for fr in stack.iter().take(Self::KEY_FRAMES) {
-            key.push_str(&format!("|{}@{}:{}:{}", fr.function, fr.url, fr.line, fr.column));
+            key.push_str(&format!(
+                "|{}@{}:{}:{}",
+                fr.function, fr.url, fr.line, fr.column
+            ));
         }
-        Self { kind, message, stack, key }
+        Self {
+            kind,
+            message,
+            stack,
+            key,
+        }
     }
 
     /// The stack as text, one frame a line.
@@ -118,7 +130,12 @@ mod tests {
     use super::*;
 
     fn frame(f: &str, line: u32) -> StackFrame {
-        StackFrame { function: f.into(), url: "app.js".into(), line, column: 1 }
+        StackFrame {
+            function: f.into(),
+            url: "app.js".into(),
+            line,
+            column: 1,
+        }
     }
 
     #[test]
@@ -131,10 +148,19 @@ mod tests {
         let b = Signal::new(
             SignalKind::UncaughtException,
             "TypeError: x is undefined",
-            vec![frame("a", 1), frame("b", 2), frame("c", 3), frame("other", 9)],
+            vec![
+                frame("a", 1),
+                frame("b", 2),
+                frame("c", 3),
+                frame("other", 9),
+            ],
         );
         assert_eq!(a.key, b.key);
-        let c = Signal::new(SignalKind::UncaughtException, "TypeError: x is undefined", vec![frame("z", 1)]);
+        let c = Signal::new(
+            SignalKind::UncaughtException,
+            "TypeError: x is undefined",
+            vec![frame("z", 1)],
+        );
         assert_ne!(a.key, c.key);
         assert!(a.stack_text().contains("at a (app.js:1:1)"));
     }

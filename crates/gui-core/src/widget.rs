@@ -78,7 +78,11 @@ pub struct Widget {
 
 impl Widget {
     pub fn new(rect: Rect, kind: WidgetKind, confidence: f32) -> Self {
-        Self { rect, kind, confidence }
+        Self {
+            rect,
+            kind,
+            confidence,
+        }
     }
 }
 

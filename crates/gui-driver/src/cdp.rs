@@ -47,17 +47,26 @@ pub(crate) struct Cdp {
 
 impl Cdp {
     pub fn connect(ws_url: &str, call_timeout: Duration) -> Result<Self> {
-        let rest = ws_url.strip_prefix("ws://").ok_or_else(|| Error::BadReply {
-            method: "DevTools endpoint".into(),
-            detail: format!("not a ws:// URL: {ws_url}"),
-        })?;
+        let rest = ws_url
+            .strip_prefix("ws://")
+            .ok_or_else(|| Error::BadReply {
+                method: "DevTools endpoint".into(),
+                detail: format!("not a ws:// URL: {ws_url}"),
+            })?;
         let host = rest.split('/').next().unwrap_or(rest);
-        let stream = TcpStream::connect(host).map_err(|e| Error::io(format!("connect to {ws_url}"), e))?;
+        let stream =
+            TcpStream::connect(host).map_err(|e| Error::io(format!("connect to {ws_url}"), e))?;
         stream.set_nodelay(true).ok();
-        let (ws, _) = tungstenite::client::client(ws_url, stream).map_err(|e| Error::DeviceLost {
-            what: format!("WebSocket handshake with {ws_url} failed: {e}"),
-        })?;
-        Ok(Self { ws, next_id: 1, events: VecDeque::new(), call_timeout })
+        let (ws, _) =
+            tungstenite::client::client(ws_url, stream).map_err(|e| Error::DeviceLost {
+                what: format!("WebSocket handshake with {ws_url} failed: {e}"),
+            })?;
+        Ok(Self {
+            ws,
+            next_id: 1,
+            events: VecDeque::new(),
+            call_timeout,
+        })
     }
 
     /// Sends a command and waits for its answer within the call timeout.
@@ -85,13 +94,26 @@ impl Cdp {
         let deadline = Instant::now() + timeout;
         loop {
             let Some(reply) = self.read_one(deadline, method)? else {
-                return Err(Error::Timeout { method: method.to_owned(), after: timeout });
+                return Err(Error::Timeout {
+                    method: method.to_owned(),
+                    after: timeout,
+                });
             };
             if reply.get("id").and_then(Value::as_u64) == Some(id) {
                 if let Some(err) = reply.get("error") {
-                    let message = err.get("message").and_then(Value::as_str).unwrap_or("unknown error");
-                    let data = err.get("data").and_then(Value::as_str).map(|d| format!(" ({d})")).unwrap_or_default();
-                    return Err(Error::Protocol { method: method.to_owned(), message: format!("{message}{data}") });
+                    let message = err
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown error");
+                    let data = err
+                        .get("data")
+                        .and_then(Value::as_str)
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default();
+                    return Err(Error::Protocol {
+                        method: method.to_owned(),
+                        message: format!("{message}{data}"),
+                    });
                 }
                 return Ok(reply.get("result").cloned().unwrap_or(Value::Null));
             }
@@ -107,7 +129,12 @@ impl Cdp {
 
     /// Waits until an event `method` for `session` arrives (or is already queued) and
     /// removes it; `None` after `timeout`.
-    pub fn wait_event(&mut self, session: Option<&str>, method: &str, timeout: Duration) -> Result<Option<Event>> {
+    pub fn wait_event(
+        &mut self,
+        session: Option<&str>,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<Option<Event>> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(pos) = self
@@ -142,7 +169,10 @@ impl Cdp {
         let msg = match self.ws.read() {
             Ok(m) => m,
             Err(tungstenite::Error::Io(e))
-                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
             {
                 return Ok(None);
             }
@@ -151,7 +181,9 @@ impl Cdp {
         let text = match msg {
             Message::Text(t) => t,
             Message::Close(_) => {
-                return Err(Error::DeviceLost { what: format!("browser closed the DevTools socket during {method}") });
+                return Err(Error::DeviceLost {
+                    what: format!("browser closed the DevTools socket during {method}"),
+                });
             }
             _ => return Ok(Some(Value::Null)),
         };
@@ -168,7 +200,10 @@ impl Cdp {
             self.events.push_back(Event {
                 method: m.to_owned(),
                 params: value.get("params").cloned().unwrap_or(Value::Null),
-                session: value.get("sessionId").and_then(Value::as_str).map(str::to_owned),
+                session: value
+                    .get("sessionId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
             });
         }
         Ok(Some(Value::Null))
@@ -176,5 +211,7 @@ impl Cdp {
 }
 
 fn lost(method: &str, e: &tungstenite::Error) -> Error {
-    Error::DeviceLost { what: format!("DevTools connection broke during {method}: {e}") }
+    Error::DeviceLost {
+        what: format!("DevTools connection broke during {method}: {e}"),
+    }
 }

@@ -20,17 +20,24 @@ use crate::{Device, Error, JsCoverage, Result};
 
 /// Where Debian installs the real binary; `/usr/bin/chromium` is a wrapper script that adds
 /// flags and prints noise, so it comes last.
-const CANDIDATES: &[&str] = &["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+const CANDIDATES: &[&str] = &[
+    "/usr/lib/chromium/chromium",
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+];
 
-/// Finds the Chromium binary: `GUI_CHROMIUM`, then the Debian locations.
+/// Finds the Chromium binary: `GUI_CHROMIUM` if set (and only it), else the Debian locations.
 pub fn find_chromium() -> Result<PathBuf> {
     let mut tried = Vec::new();
     if let Some(p) = std::env::var_os("GUI_CHROMIUM") {
+        // An explicit choice is never silently replaced by another browser.
         let p = PathBuf::from(p);
         if p.is_file() {
             return Ok(p);
         }
-        tried.push(format!("GUI_CHROMIUM={}", p.display()));
+        return Err(Error::BrowserNotFound {
+            tried: format!("GUI_CHROMIUM={}", p.display()),
+        });
     }
     for c in CANDIDATES {
         if std::path::Path::new(c).is_file() {
@@ -38,7 +45,9 @@ pub fn find_chromium() -> Result<PathBuf> {
         }
         tried.push((*c).to_owned());
     }
-    Err(Error::BrowserNotFound { tried: tried.join(", ") })
+    Err(Error::BrowserNotFound {
+        tried: tried.join(", "),
+    })
 }
 
 /// How to start and drive Chromium.
@@ -84,13 +93,23 @@ impl Default for ChromiumConfig {
 impl ChromiumConfig {
     /// A 412x915 phone viewport (a common Android size) with mobile emulation.
     pub fn mobile() -> Self {
-        Self { viewport: Size::new(412, 915), mobile: true, ..Self::default() }
+        Self {
+            viewport: Size::new(412, 915),
+            mobile: true,
+            ..Self::default()
+        }
     }
 }
 
 /// Permissions granted by `access_grant` and reset by `access_deny`.
-const PERMISSIONS: &[&str] =
-    &["geolocation", "notifications", "videoCapture", "audioCapture", "clipboardReadWrite", "clipboardSanitizedWrite"];
+const PERMISSIONS: &[&str] = &[
+    "geolocation",
+    "notifications",
+    "videoCapture",
+    "audioCapture",
+    "clipboardReadWrite",
+    "clipboardSanitizedWrite",
+];
 
 /// One running browser process with its page session.
 #[derive(Debug)]
@@ -130,13 +149,19 @@ impl Browser {
             "--remote-debugging-port=0",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--window-size={},{}", config.viewport.width, config.viewport.height))
+        .arg(format!(
+            "--window-size={},{}",
+            config.viewport.width, config.viewport.height
+        ))
         .args(&config.extra_args)
         .arg("about:blank")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|source| Error::Launch { path: path.into(), source })?;
+        let mut child = cmd.spawn().map_err(|source| Error::Launch {
+            path: path.into(),
+            source,
+        })?;
 
         // Chromium announces its endpoint on stderr and must keep being drained afterwards.
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -159,7 +184,12 @@ impl Browser {
             })
             .map_err(|e| Error::io("spawn stderr reader", e))?;
         let tail_text = |t: &Arc<Mutex<VecDeque<String>>>| {
-            t.lock().expect("tail lock").iter().cloned().collect::<Vec<_>>().join("\n")
+            t.lock()
+                .expect("tail lock")
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
         };
         let ws_url = match rx.recv_timeout(config.launch_timeout) {
             Ok(url) => url,
@@ -189,9 +219,21 @@ impl Browser {
                 str_field(&r, "targetId", "Target.createTarget")?
             }
         };
-        let r = cdp.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true }))?;
+        let r = cdp.call(
+            None,
+            "Target.attachToTarget",
+            json!({ "targetId": target_id, "flatten": true }),
+        )?;
         let session = str_field(&r, "sessionId", "Target.attachToTarget")?;
-        Ok(Self { child, cdp, session, target_id, version, stderr_tail: tail, _profile: profile })
+        Ok(Self {
+            child,
+            cdp,
+            session,
+            target_id,
+            version,
+            stderr_tail: tail,
+            _profile: profile,
+        })
     }
 
     fn call(&mut self, method: &str, params: Value) -> Result<Value> {
@@ -212,10 +254,13 @@ impl Drop for Browser {
 }
 
 fn str_field(v: &Value, field: &str, method: &str) -> Result<String> {
-    v[field].as_str().map(str::to_owned).ok_or_else(|| Error::BadReply {
-        method: method.to_owned(),
-        detail: format!("no `{field}` in {v}"),
-    })
+    v[field]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Error::BadReply {
+            method: method.to_owned(),
+            detail: format!("no `{field}` in {v}"),
+        })
 }
 
 /// A web app in headless Chromium.
@@ -244,7 +289,11 @@ impl ChromiumDevice {
     pub fn launch(url: &str, config: ChromiumConfig) -> Result<Self> {
         let executable = match &config.executable {
             Some(p) if p.is_file() => p.clone(),
-            Some(p) => return Err(Error::BrowserNotFound { tried: p.display().to_string() }),
+            Some(p) => {
+                return Err(Error::BrowserNotFound {
+                    tried: p.display().to_string(),
+                });
+            }
             None => find_chromium()?,
         };
         let mut device = Self {
@@ -289,8 +338,14 @@ impl ChromiumDevice {
             json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
         )?;
         if let Some(ex) = r.get("exceptionDetails") {
-            let text = ex["exception"]["description"].as_str().or(ex["text"].as_str()).unwrap_or("exception");
-            return Err(Error::Protocol { method: "Runtime.evaluate".into(), message: text.to_owned() });
+            let text = ex["exception"]["description"]
+                .as_str()
+                .or(ex["text"].as_str())
+                .unwrap_or("exception");
+            return Err(Error::Protocol {
+                method: "Runtime.evaluate".into(),
+                message: text.to_owned(),
+            });
         }
         Ok(r["result"]["value"].clone())
     }
@@ -305,17 +360,28 @@ impl ChromiumDevice {
         let v = self.evaluate(&expr)?;
         Ok(v.as_array().map(|a| {
             let n = |i: usize| a[i].as_f64().unwrap_or(0.0);
-            Rect::new(n(0).round() as i32, n(1).round() as i32, n(2).round() as u32, n(3).round() as u32)
+            Rect::new(
+                n(0).round() as i32,
+                n(1).round() as i32,
+                n(2).round() as u32,
+                n(3).round() as u32,
+            )
         }))
     }
 
     fn browser(&mut self) -> Result<&mut Browser> {
         if self.renderer_crashed {
-            return Err(Error::DeviceLost { what: "the page's renderer crashed".into() });
+            return Err(Error::DeviceLost {
+                what: "the page's renderer crashed".into(),
+            });
         }
-        let b = self.browser.as_mut().ok_or_else(|| Error::DeviceLost { what: "browser not running".into() })?;
+        let b = self.browser.as_mut().ok_or_else(|| Error::DeviceLost {
+            what: "browser not running".into(),
+        })?;
         if !b.alive() {
-            return Err(Error::DeviceLost { what: format!("Chromium (pid {}) exited", b.child.id()) });
+            return Err(Error::DeviceLost {
+                what: format!("Chromium (pid {}) exited", b.child.id()),
+            });
         }
         Ok(b)
     }
@@ -341,7 +407,10 @@ impl ChromiumDevice {
         if coverage {
             b.call("Profiler.enable", json!({}))?;
             // Started on about:blank so the app's first script is measured from its start.
-            b.call("Profiler.startPreciseCoverage", json!({ "callCount": true, "detailed": true }))?;
+            b.call(
+                "Profiler.startPreciseCoverage",
+                json!({ "callCount": true, "detailed": true }),
+            )?;
         }
         self.apply_viewport()?;
         let url = self.start_url.clone();
@@ -353,12 +422,20 @@ impl ChromiumDevice {
         let b = self.browser()?;
         let session = b.session.clone();
         // Forget load events of earlier pages.
-        let _ = b.cdp.wait_event(Some(&session), "Page.loadEventFired", Duration::ZERO)?;
+        let _ = b
+            .cdp
+            .wait_event(Some(&session), "Page.loadEventFired", Duration::ZERO)?;
         let r = b.call("Page.navigate", json!({ "url": url }))?;
         if let Some(err) = r.get("errorText").and_then(Value::as_str) {
-            return Err(Error::Navigation { url: url.to_owned(), reason: err.to_owned() });
+            return Err(Error::Navigation {
+                url: url.to_owned(),
+                reason: err.to_owned(),
+            });
         }
-        if b.cdp.wait_event(Some(&session), "Page.loadEventFired", load_timeout)?.is_none() {
+        if b.cdp
+            .wait_event(Some(&session), "Page.loadEventFired", load_timeout)?
+            .is_none()
+        {
             return Err(Error::Navigation {
                 url: url.to_owned(),
                 reason: format!("no load event within {load_timeout:?}"),
@@ -384,7 +461,10 @@ impl ChromiumDevice {
     fn mouse(&mut self, p: Point, button: &str, clicks: u32) -> Result<()> {
         let b = self.browser()?;
         let (x, y) = (p.x as f64, p.y as f64);
-        b.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }))?;
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        )?;
         let mask = match button {
             "left" => 1,
             "right" => 2,
@@ -405,15 +485,19 @@ impl ChromiumDevice {
 
     fn drag(&mut self, from: Point, dx: i32, dy: i32) -> Result<()> {
         let b = self.browser()?;
-        let ev = |t: &str, p: (f64, f64), buttons: u32| {
-            json!({ "type": t, "x": p.0, "y": p.1, "button": "left", "buttons": buttons, "clickCount": 1 })
-        };
+        let ev = |t: &str, p: (f64, f64), buttons: u32| json!({ "type": t, "x": p.0, "y": p.1, "button": "left", "buttons": buttons, "clickCount": 1 });
         let start = (from.x as f64, from.y as f64);
-        b.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": start.0, "y": start.1 }))?;
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": start.0, "y": start.1 }),
+        )?;
         b.call("Input.dispatchMouseEvent", ev("mousePressed", start, 1))?;
         const STEPS: i32 = 6;
         for i in 1..=STEPS {
-            let p = (start.0 + (dx * i / STEPS) as f64, start.1 + (dy * i / STEPS) as f64);
+            let p = (
+                start.0 + (dx * i / STEPS) as f64,
+                start.1 + (dy * i / STEPS) as f64,
+            );
             b.call("Input.dispatchMouseEvent", ev("mouseMoved", p, 1))?;
         }
         let end = (start.0 + dx as f64, start.1 + dy as f64);
@@ -431,23 +515,33 @@ impl ChromiumDevice {
         // first load) is a no-op.
         if current > 0
             && let Some(prev) = entries.get(current - 1)
-            && prev["url"].as_str().is_some_and(|u| JsCoverage::origin_of(u) == origin)
+            && prev["url"]
+                .as_str()
+                .is_some_and(|u| JsCoverage::origin_of(u) == origin)
         {
-            b.call("Page.navigateToHistoryEntry", json!({ "entryId": prev["id"] }))?;
+            b.call(
+                "Page.navigateToHistoryEntry",
+                json!({ "entryId": prev["id"] }),
+            )?;
         }
         Ok(())
     }
 
     fn back_switch(&mut self) -> Result<()> {
         let b = self.browser()?;
-        let r = b.cdp.call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
+        let r = b
+            .cdp
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
         let other = str_field(&r, "targetId", "Target.createTarget")?;
-        b.cdp.call(None, "Target.activateTarget", json!({ "targetId": other }))?;
+        b.cdp
+            .call(None, "Target.activateTarget", json!({ "targetId": other }))?;
         // The app is hidden for a moment, as when a user looks at another tab.
         std::thread::sleep(Duration::from_millis(50));
         let own = b.target_id.clone();
-        b.cdp.call(None, "Target.activateTarget", json!({ "targetId": own }))?;
-        b.cdp.call(None, "Target.closeTarget", json!({ "targetId": other }))?;
+        b.cdp
+            .call(None, "Target.activateTarget", json!({ "targetId": own }))?;
+        b.cdp
+            .call(None, "Target.closeTarget", json!({ "targetId": other }))?;
         Ok(())
     }
 
@@ -467,7 +561,9 @@ impl ChromiumDevice {
     /// Turns queued protocol events into signals; accepts JS dialogs, which would
     /// otherwise block the page.
     fn service_events(&mut self) -> Result<()> {
-        let Some(b) = self.browser.as_mut() else { return Ok(()) };
+        let Some(b) = self.browser.as_mut() else {
+            return Ok(());
+        };
         let session = b.session.clone();
         b.cdp.pump(Duration::from_millis(1))?;
         for ev in b.cdp.take_events() {
@@ -485,7 +581,11 @@ impl ChromiumDevice {
                 }
                 "Inspector.targetCrashed" | "Target.targetCrashed" => {
                     self.renderer_crashed = true;
-                    self.signals.push(Signal::new(SignalKind::Crash, "the page's renderer process crashed", Vec::new()));
+                    self.signals.push(Signal::new(
+                        SignalKind::Crash,
+                        "the page's renderer process crashed",
+                        Vec::new(),
+                    ));
                 }
                 _ => {
                     if let Some(sig) = signal_of(&ev) {
@@ -500,9 +600,17 @@ impl ChromiumDevice {
     fn perform_inner(&mut self, action: &Action) -> Result<()> {
         use ActionKind::*;
         if !action.kind.supported_on(Platform::Web) {
-            return Err(Error::Unsupported { action: action.kind, platform: Platform::Web });
+            return Err(Error::Unsupported {
+                action: action.kind,
+                platform: Platform::Web,
+            });
         }
-        let target = || action.point().ok_or(Error::BadAction { action: action.kind, what: "a target" });
+        let target = || {
+            action.point().ok_or(Error::BadAction {
+                action: action.kind,
+                what: "a target",
+            })
+        };
         match action.kind {
             Click => self.mouse(target()?, "left", 1)?,
             DoubleClick => self.mouse(target()?, "left", 2)?,
@@ -514,7 +622,8 @@ impl ChromiumDevice {
                     Some(ActionParam::Text(t)) => t.clone(),
                     _ => "test".to_owned(),
                 };
-                self.browser()?.call("Input.insertText", json!({ "text": text }))?;
+                self.browser()?
+                    .call("Input.insertText", json!({ "text": text }))?;
             }
             Drag => {
                 let (dx, dy) = match action.param {
@@ -530,7 +639,9 @@ impl ChromiumDevice {
                     _ => 1.0,
                 };
                 let vp = self.viewport;
-                let at = action.point().unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
+                let at = action
+                    .point()
+                    .unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
                 self.browser()?.call(
                     "Input.dispatchMouseEvent",
                     json!({ "type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": 0,
@@ -540,13 +651,22 @@ impl ChromiumDevice {
             SplitScreen => {
                 self.split = !self.split;
                 let base = self.config.viewport;
-                self.viewport = if self.split { Size::new((base.width / 2).max(1), base.height) } else { base };
+                self.viewport = if self.split {
+                    Size::new((base.width / 2).max(1), base.height)
+                } else {
+                    base
+                };
                 self.apply_viewport()?;
             }
             WindowSize => {
                 let r = match action.param {
                     Some(ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
-                    _ => return Err(Error::BadAction { action: WindowSize, what: "a finite ratio parameter" }),
+                    _ => {
+                        return Err(Error::BadAction {
+                            action: WindowSize,
+                            what: "a finite ratio parameter",
+                        });
+                    }
                 };
                 let base = self.config.viewport;
                 let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
@@ -565,7 +685,9 @@ impl ChromiumDevice {
                 )?;
             }
             AccessDeny => {
-                self.browser()?.cdp.call(None, "Browser.resetPermissions", json!({}))?;
+                self.browser()?
+                    .cdp
+                    .call(None, "Browser.resetPermissions", json!({}))?;
             }
             NetworkSwitch => {
                 let off = !self.offline;
@@ -602,7 +724,11 @@ fn signal_of(ev: &Event) -> Option<Signal> {
                 .or_else(|| d["text"].as_str())
                 .unwrap_or("uncaught exception")
                 .to_owned();
-            Some(Signal::new(SignalKind::UncaughtException, message, frames(&d["stackTrace"])))
+            Some(Signal::new(
+                SignalKind::UncaughtException,
+                message,
+                frames(&d["stackTrace"]),
+            ))
         }
         "Runtime.consoleAPICalled" if ev.params["type"] == "error" => {
             let message = ev.params["args"]
@@ -616,14 +742,20 @@ fn signal_of(ev: &Event) -> Option<Signal> {
                 })
                 .collect::<Vec<_>>()
                 .join(" ");
-            Some(Signal::new(SignalKind::ConsoleError, message, frames(&ev.params["stackTrace"])))
+            Some(Signal::new(
+                SignalKind::ConsoleError,
+                message,
+                frames(&ev.params["stackTrace"]),
+            ))
         }
         _ => None,
     }
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 impl Device for ChromiumDevice {
@@ -638,18 +770,26 @@ impl Device for ChromiumDevice {
     fn screenshot(&mut self) -> Result<Screenshot> {
         self.service_events()?;
         let scale = self.config.device_scale;
-        let r = self
-            .browser()?
-            .call("Page.captureScreenshot", json!({ "format": "png", "optimizeForSpeed": true }))?;
+        let r = self.browser()?.call(
+            "Page.captureScreenshot",
+            json!({ "format": "png", "optimizeForSpeed": true }),
+        )?;
         let data = r["data"].as_str().ok_or_else(|| Error::BadReply {
             method: "Page.captureScreenshot".into(),
             detail: "no data".into(),
         })?;
-        let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| Error::BadReply {
-            method: "Page.captureScreenshot".into(),
-            detail: format!("invalid base64: {e}"),
-        })?;
-        Ok(Screenshot::from_png(&png, "Chromium screenshot", scale, now_ms())?)
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| Error::BadReply {
+                method: "Page.captureScreenshot".into(),
+                detail: format!("invalid base64: {e}"),
+            })?;
+        Ok(Screenshot::from_png(
+            &png,
+            "Chromium screenshot",
+            scale,
+            now_ms(),
+        )?)
     }
 
     fn perform(&mut self, action: &Action) -> Result<()> {
@@ -668,14 +808,18 @@ impl Device for ChromiumDevice {
             if self.offline {
                 self.set_offline(false)?;
             }
-            self.browser()?.cdp.call(None, "Browser.resetPermissions", json!({}))?;
+            self.browser()?
+                .cdp
+                .call(None, "Browser.resetPermissions", json!({}))?;
             self.viewport = self.config.viewport;
             self.split = false;
             self.apply_viewport()?;
             self.navigate("about:blank")?;
             let origin = self.origin.clone();
-            self.browser()?
-                .call("Storage.clearDataForOrigin", json!({ "origin": origin, "storageTypes": "all" }))?;
+            self.browser()?.call(
+                "Storage.clearDataForOrigin",
+                json!({ "origin": origin, "storageTypes": "all" }),
+            )?;
             let url = self.start_url.clone();
             self.navigate(&url)
         })();
@@ -694,13 +838,18 @@ impl Device for ChromiumDevice {
         if !self.config.coverage {
             return Ok(None);
         }
-        let r = self.browser()?.call("Profiler.takePreciseCoverage", json!({}))?;
+        let r = self
+            .browser()?
+            .call("Profiler.takePreciseCoverage", json!({}))?;
         self.coverage.add_take(&r["result"]);
         Ok(Some(self.coverage.snapshot()))
     }
 
     fn describe(&self) -> String {
-        let version = self.browser.as_ref().map_or("Chromium", |b| b.version.as_str());
+        let version = self
+            .browser
+            .as_ref()
+            .map_or("Chromium", |b| b.version.as_str());
         format!(
             "{version} ({}) at {} {}x{}{}",
             self.executable.display(),
@@ -716,7 +865,13 @@ impl ChromiumDevice {
     /// The last lines Chromium printed, for error reports.
     pub fn stderr_tail(&self) -> String {
         self.browser.as_ref().map_or_else(String::new, |b| {
-            b.stderr_tail.lock().expect("tail lock").iter().cloned().collect::<Vec<_>>().join("\n")
+            b.stderr_tail
+                .lock()
+                .expect("tail lock")
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
         })
     }
 }

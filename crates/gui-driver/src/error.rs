@@ -20,8 +20,14 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    #[error("{path} did not announce its DevTools endpoint within {after:?}; its last output:\n{stderr}")]
-    LaunchTimeout { path: PathBuf, after: Duration, stderr: String },
+    #[error(
+        "{path} did not announce its DevTools endpoint within {after:?}; its last output:\n{stderr}"
+    )]
+    LaunchTimeout {
+        path: PathBuf,
+        after: Duration,
+        stderr: String,
+    },
 
     #[error("DevTools call {method} failed: {message}")]
     Protocol { method: String, message: String },
@@ -37,10 +43,16 @@ pub enum Error {
     Navigation { url: String, reason: String },
 
     #[error("{action} is not supported on {platform:?}")]
-    Unsupported { action: ActionKind, platform: Platform },
+    Unsupported {
+        action: ActionKind,
+        platform: Platform,
+    },
 
     #[error("action {action} needs {what}")]
-    BadAction { action: ActionKind, what: &'static str },
+    BadAction {
+        action: ActionKind,
+        what: &'static str,
+    },
 
     #[error(transparent)]
     Image(#[from] gui_core::Error),
@@ -63,7 +75,10 @@ impl Error {
     }
 
     pub(crate) fn io(what: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io { what: what.into(), source }
+        Error::Io {
+            what: what.into(),
+            source,
+        }
     }
 }
 

@@ -30,7 +30,10 @@ struct ScriptCoverage {
 impl JsCoverage {
     /// Coverage of scripts served from `origin` (`scheme://host:port`).
     pub fn new(origin: impl Into<String>) -> Self {
-        Self { origin: origin.into(), scripts: HashMap::new() }
+        Self {
+            origin: origin.into(),
+            scripts: HashMap::new(),
+        }
     }
 
     /// The origin of a URL: everything before the path.
@@ -47,34 +50,44 @@ impl JsCoverage {
 
     /// Adds one take (the `result` array of `Profiler.takePreciseCoverage`).
     pub fn add_take(&mut self, result: &Value) {
-        let Some(scripts) = result.as_array() else { return };
+        let Some(scripts) = result.as_array() else {
+            return;
+        };
         for script in scripts {
             let url = script.get("url").and_then(Value::as_str).unwrap_or("");
             if url.is_empty() || Self::origin_of(url) != self.origin {
                 continue;
             }
             let entry = self.scripts.entry(url.to_owned()).or_default();
-            for f in script.get("functions").and_then(Value::as_array).into_iter().flatten() {
-                let ranges: Vec<(u64, u64, u64)> = f
-                    .get("ranges")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|r| {
-                        Some((
-                            r.get("startOffset")?.as_u64()?,
-                            r.get("endOffset")?.as_u64()?,
-                            r.get("count")?.as_u64()?,
-                        ))
-                    })
-                    .collect();
-                entry.add_function(&ranges);
-            }
+            let functions: Vec<Vec<(u64, u64, u64)>> = script
+                .get("functions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|f| {
+                    f.get("ranges")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|r| {
+                            Some((
+                                r.get("startOffset")?.as_u64()?,
+                                r.get("endOffset")?.as_u64()?,
+                                r.get("count")?.as_u64()?,
+                            ))
+                        })
+                        .collect()
+                })
+                .collect();
+            entry.add_take(&functions);
         }
     }
 
     pub fn snapshot(&self) -> CoverageSnapshot {
-        let mut s = CoverageSnapshot { scripts: self.scripts.len() as u32, ..Default::default() };
+        let mut s = CoverageSnapshot {
+            scripts: self.scripts.len() as u32,
+            ..Default::default()
+        };
         for sc in self.scripts.values() {
             s.functions_total += sc.functions.len() as u64;
             s.functions_covered += sc.functions.values().filter(|c| **c).count() as u64;
@@ -88,31 +101,80 @@ impl JsCoverage {
     pub fn covered_functions(&self) -> HashMap<&str, HashSet<(u64, u64)>> {
         self.scripts
             .iter()
-            .map(|(u, sc)| (u.as_str(), sc.functions.iter().filter(|(_, c)| **c).map(|(k, _)| *k).collect()))
+            .map(|(u, sc)| {
+                (
+                    u.as_str(),
+                    sc.functions
+                        .iter()
+                        .filter(|(_, c)| **c)
+                        .map(|(k, _)| *k)
+                        .collect(),
+                )
+            })
             .collect()
     }
 }
 
 impl ScriptCoverage {
-    /// `ranges` come in pre-order: the function's own range first, nested blocks after,
-    /// so the last range containing a byte is the innermost one and holds its count.
-    fn add_function(&mut self, ranges: &[(u64, u64, u64)]) {
-        let Some(&(start, end, count)) = ranges.first() else { return };
-        self.len = self.len.max(end);
-        let ran = self.functions.entry((start, end)).or_insert(false);
-        *ran |= count > 0;
-        if count == 0 {
-            return;
+    /// Adds one take of this script: the block ranges of each function it reported.
+    ///
+    /// A byte's count is that of the innermost range around it, over all functions: V8
+    /// ranges nest (a function inside the script body, a block inside a function). A known
+    /// function missing from the take did not run since the last take, so it stands in
+    /// with count 0; otherwise the body of an enclosing function that ran would claim its
+    /// bytes.
+    fn add_take(&mut self, functions: &[Vec<(u64, u64, u64)>]) {
+        let mut ranges: Vec<(u64, u64, u64)> = Vec::new();
+        let mut reported = std::collections::HashSet::new();
+        for f in functions {
+            let Some(&(start, end, count)) = f.first() else {
+                continue;
+            };
+            self.len = self.len.max(end);
+            *self.functions.entry((start, end)).or_insert(false) |= count > 0;
+            reported.insert((start, end));
+            ranges.extend_from_slice(f);
         }
-        let mut cuts: Vec<u64> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        for w in cuts.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            let innermost = ranges.iter().rev().find(|r| r.0 <= a && b <= r.1);
-            if innermost.is_some_and(|r| r.2 > 0) {
-                self.insert(a, b);
+        ranges.extend(
+            self.functions
+                .keys()
+                .filter(|k| !reported.contains(*k))
+                .map(|&(s, e)| (s, e, 0)),
+        );
+        // Outer before inner: by start, then longer first; a stable sort keeps a block
+        // that repeats its function's range after (inside) it.
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_by_key(|&i| (ranges[i].0, std::cmp::Reverse(ranges[i].1)));
+        let mut stack: Vec<(u64, u64)> = Vec::new(); // (end, count) of open ranges
+        let mut pos = 0;
+        let mut covered = Vec::new();
+        let mut emit = |a: u64, b: u64, count: u64| {
+            if b > a && count > 0 {
+                covered.push((a, b));
             }
+        };
+        for i in order {
+            let (start, end, count) = ranges[i];
+            while let Some(&(top_end, top_count)) = stack.last() {
+                if top_end > start {
+                    break;
+                }
+                emit(pos, top_end, top_count);
+                pos = pos.max(top_end);
+                stack.pop();
+            }
+            if let Some(&(_, top_count)) = stack.last() {
+                emit(pos, start, top_count);
+            }
+            pos = pos.max(start);
+            stack.push((end, count));
+        }
+        while let Some((top_end, top_count)) = stack.pop() {
+            emit(pos, top_end, top_count);
+            pos = pos.max(top_end);
+        }
+        for (a, b) in covered {
+            self.insert(a, b);
         }
     }
 
@@ -180,8 +242,36 @@ mod tests {
     }
 
     #[test]
+    fn a_script_body_does_not_cover_the_functions_inside_it() {
+        let mut cov = JsCoverage::new("http://127.0.0.1:9");
+        cov.add_take(&take(json!([
+            { "ranges": [{ "startOffset": 0, "endOffset": 100, "count": 1 }] },
+            { "ranges": [{ "startOffset": 30, "endOffset": 40, "count": 0 }] },
+        ])));
+        assert_eq!(cov.snapshot().bytes_covered, 90);
+        // Later only the inner function is reported, having run once.
+        cov.add_take(&take(
+            json!([{ "ranges": [{ "startOffset": 30, "endOffset": 40, "count": 1 }] }]),
+        ));
+        assert_eq!(cov.snapshot().bytes_covered, 100);
+        // Later only the body is reported again: the inner function stays as it was.
+        let mut cov2 = JsCoverage::new("http://127.0.0.1:9");
+        cov2.add_take(&take(json!([
+            { "ranges": [{ "startOffset": 0, "endOffset": 100, "count": 1 }] },
+            { "ranges": [{ "startOffset": 30, "endOffset": 40, "count": 0 }] },
+        ])));
+        cov2.add_take(&take(
+            json!([{ "ranges": [{ "startOffset": 0, "endOffset": 100, "count": 1 }] }]),
+        ));
+        assert_eq!(cov2.snapshot().bytes_covered, 90);
+    }
+
+    #[test]
     fn origin_of_urls() {
-        assert_eq!(JsCoverage::origin_of("http://127.0.0.1:8080/a/b.js?x"), "http://127.0.0.1:8080");
+        assert_eq!(
+            JsCoverage::origin_of("http://127.0.0.1:8080/a/b.js?x"),
+            "http://127.0.0.1:8080"
+        );
         assert_eq!(JsCoverage::origin_of("http://h"), "http://h");
     }
 }

@@ -39,7 +39,9 @@ pub use chromium::{ChromiumConfig, ChromiumDevice, find_chromium};
 pub use error::{Error, Result};
 pub use jscov::JsCoverage;
 pub use serve::StaticServer;
-// simulator: see src/simulator.rs
+pub use simulator::{
+    FUNCTION_BYTES, HEADER_HEIGHT, SimApp, SimFault, SimPage, SimWidget, Simulator,
+};
 
 /// A device running the application under test.
 ///

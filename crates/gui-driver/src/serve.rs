@@ -45,8 +45,11 @@ impl StaticServer {
     }
 
     fn start(site: Site, entry: &str) -> Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("bind 127.0.0.1:0", e))?;
-        let addr = listener.local_addr().map_err(|e| Error::io("local address", e))?;
+        let listener =
+            TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("bind 127.0.0.1:0", e))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("local address", e))?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -66,7 +69,12 @@ impl StaticServer {
                 }
             })
             .map_err(|e| Error::io("spawn server thread", e))?;
-        Ok(Self { addr, stop, thread: Some(thread), entry: entry.trim_start_matches('/').to_owned() })
+        Ok(Self {
+            addr,
+            stop,
+            thread: Some(thread),
+            entry: entry.trim_start_matches('/').to_owned(),
+        })
     }
 
     /// `http://127.0.0.1:PORT/` followed by the entry path.
@@ -109,9 +117,16 @@ fn content_type(path: &str) -> &'static str {
 }
 
 fn lookup(site: &Site, path: &str) -> Option<Vec<u8>> {
-    let path = if path.is_empty() || path.ends_with('/') { format!("{path}index.html") } else { path.to_owned() };
+    let path = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_owned()
+    };
     match site {
-        Site::Embedded(files) => files.iter().find(|(p, _)| *p == path).map(|(_, b)| b.to_vec()),
+        Site::Embedded(files) => files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, b)| b.to_vec()),
         Site::Folder(root) => {
             let rel = Path::new(&path);
             // Only plain names: no `..`, no absolute paths.
@@ -157,7 +172,11 @@ fn answer(mut stream: TcpStream, site: &Site) -> std::io::Result<()> {
     let path = target.split(['?', '#']).next().unwrap_or("/");
     let path = percent_decode(path.trim_start_matches('/'));
     let (status, body, ctype) = if method != "GET" && method != "HEAD" {
-        ("405 Method Not Allowed", b"method not allowed".to_vec(), "text/plain")
+        (
+            "405 Method Not Allowed",
+            b"method not allowed".to_vec(),
+            "text/plain",
+        )
     } else {
         match lookup(site, &path) {
             Some(body) => ("200 OK", body, content_type(&path)),
@@ -208,6 +227,11 @@ mod tests {
         let server = StaticServer::folder(dir.path(), "a b.txt").unwrap();
         assert!(get(&server.origin(), "/a%20b.txt").ends_with("hello"));
         assert!(get(&server.origin(), "/../etc/passwd").starts_with("HTTP/1.1 404"));
-        assert!(StaticServer::folder(Path::new("/no/such/dir"), "x").unwrap_err().to_string().contains("/no/such/dir"));
+        assert!(
+            StaticServer::folder(Path::new("/no/such/dir"), "x")
+                .unwrap_err()
+                .to_string()
+                .contains("/no/such/dir")
+        );
     }
 }

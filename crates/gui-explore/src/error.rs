@@ -17,7 +17,11 @@ pub enum Error {
     RunFolderExists { path: PathBuf },
 
     #[error("{path}:{line}: {message}")]
-    BadRecord { path: PathBuf, line: usize, message: String },
+    BadRecord {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 
     #[error("the device could not be brought back after {attempts} restarts; last error: {last}")]
     DeviceGone { attempts: u32, last: String },
@@ -28,7 +32,10 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }
 

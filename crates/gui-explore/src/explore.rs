@@ -1,7 +1,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, Transition};
+use gui_core::{
+    Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, Transition,
+};
 use gui_driver::Device;
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +48,11 @@ pub struct ExploreConfig {
 
 impl Default for ExploreConfig {
     fn default() -> Self {
-        Self { steps: Some(100), duration: None, max_restarts: 3 }
+        Self {
+            steps: Some(100),
+            duration: None,
+            max_restarts: 3,
+        }
     }
 }
 
@@ -91,7 +97,9 @@ pub fn explore(
     config: &ExploreConfig,
 ) -> Result<Summary> {
     if config.steps.is_none() && config.duration.is_none() {
-        return Err(Error::Config("give a step budget, a time budget or both".into()));
+        return Err(Error::Config(
+            "give a step budget, a time budget or both".into(),
+        ));
     }
     let started = Instant::now();
     let mut seen: HashMap<String, u64> = HashMap::new();
@@ -165,7 +173,15 @@ pub fn explore(
             }
             Err(e) if e.is_device_lost() => {
                 recorder.append_event(step, "action_lost", &format!("{action}: {e}"))?;
-                before = recover(device, strategy, recorder, config, step, &e.to_string(), &mut restarts)?;
+                before = recover(
+                    device,
+                    strategy,
+                    recorder,
+                    config,
+                    step,
+                    &e.to_string(),
+                    &mut restarts,
+                )?;
             }
             Err(e) => return Err(e.into()),
         }
@@ -197,7 +213,11 @@ struct StepOutcome {
     timings: StepTimings,
 }
 
-fn run_step(device: &mut dyn Device, throttle: &mut dyn Throttle, action: &Action) -> gui_driver::Result<StepOutcome> {
+fn run_step(
+    device: &mut dyn Device,
+    throttle: &mut dyn Throttle,
+    action: &Action,
+) -> gui_driver::Result<StepOutcome> {
     let t0 = Instant::now();
     let error = match device.perform(action) {
         Ok(()) => None,
@@ -209,7 +229,11 @@ fn run_step(device: &mut dyn Device, throttle: &mut dyn Throttle, action: &Actio
     let throttle_ms = match throttle.wait(device) {
         Ok(d) => d.as_secs_f64() * 1e3,
         Err(crate::Error::Device(e)) => return Err(e),
-        Err(e) => return Err(gui_driver::Error::DeviceLost { what: format!("throttle failed: {e}") }),
+        Err(e) => {
+            return Err(gui_driver::Error::DeviceLost {
+                what: format!("throttle failed: {e}"),
+            });
+        }
     };
     let t = Instant::now();
     let after = device.screenshot()?;
@@ -224,7 +248,14 @@ fn run_step(device: &mut dyn Device, throttle: &mut dyn Throttle, action: &Actio
         coverage,
         signals,
         error,
-        timings: StepTimings { choose_ms: 0.0, action_ms, throttle_ms, screenshot_ms, coverage_ms, round_trip_ms },
+        timings: StepTimings {
+            choose_ms: 0.0,
+            action_ms,
+            throttle_ms,
+            screenshot_ms,
+            coverage_ms,
+            round_trip_ms,
+        },
     })
 }
 
@@ -238,7 +269,15 @@ fn screenshot_or_recover(
 ) -> Result<Screenshot> {
     match device.screenshot() {
         Ok(s) => Ok(s),
-        Err(e) if e.is_device_lost() => recover(device, strategy, recorder, config, step, &e.to_string(), restarts),
+        Err(e) if e.is_device_lost() => recover(
+            device,
+            strategy,
+            recorder,
+            config,
+            step,
+            &e.to_string(),
+            restarts,
+        ),
         Err(e) => Err(e.into()),
     }
 }
@@ -270,7 +309,10 @@ fn recover(
             }
         }
     }
-    Err(Error::DeviceGone { attempts: config.max_restarts.max(1), last })
+    Err(Error::DeviceGone {
+        attempts: config.max_restarts.max(1),
+        last,
+    })
 }
 
 fn ms(t: Instant) -> f64 {
@@ -283,5 +325,9 @@ fn median(v: &mut [f64]) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }

@@ -34,3 +34,6 @@ pub use explore::{ExploreConfig, Observation, StopReason, Strategy, Summary, exp
 pub use monkey::{EventCategory, EventWeights, Monkey, MonkeyConfig};
 pub use record::{RunRecorder, SignalRecord, StepRecord, StepTimings, read_steps};
 pub use throttle::{FixedThrottle, Throttle};
+
+mod scripted;
+pub use scripted::Scripted;

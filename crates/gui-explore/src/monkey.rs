@@ -30,7 +30,14 @@ pub enum EventCategory {
 }
 
 impl EventCategory {
-    pub const ALL: [EventCategory; 6] = [Self::Touch, Self::Motion, Self::Text, Self::Nav, Self::Page, Self::System];
+    pub const ALL: [EventCategory; 6] = [
+        Self::Touch,
+        Self::Motion,
+        Self::Text,
+        Self::Nav,
+        Self::Page,
+        Self::System,
+    ];
 
     pub fn actions(self) -> &'static [ActionKind] {
         use ActionKind::*;
@@ -40,7 +47,13 @@ impl EventCategory {
             Self::Text => &[Input],
             Self::Nav => &[Return],
             Self::Page => &[SplitScreen, WindowSize, OrientationSwitch],
-            Self::System => &[BackSwitch, AccessGrant, AccessDeny, NetworkSwitch, PhoneInterrupt],
+            Self::System => &[
+                BackSwitch,
+                AccessGrant,
+                AccessDeny,
+                NetworkSwitch,
+                PhoneInterrupt,
+            ],
         }
     }
 
@@ -71,7 +84,14 @@ impl Default for EventWeights {
     /// Touch and motion dominate, as in Monkey's defaults; rare page and system events
     /// keep runs on one screen long enough to get somewhere.
     fn default() -> Self {
-        Self { touch: 55.0, motion: 15.0, text: 10.0, nav: 8.0, page: 4.0, system: 8.0 }
+        Self {
+            touch: 55.0,
+            motion: 15.0,
+            text: 10.0,
+            nav: 8.0,
+            page: 4.0,
+            system: 8.0,
+        }
     }
 }
 
@@ -106,18 +126,29 @@ impl EventWeights {
         let mut given = 0.0;
         for &(c, v) in overrides {
             if !(0.0..=100.0).contains(&v) {
-                return Err(Error::Config(format!("--pct-{} {v}: a percentage must be within 0..=100", c.name())));
+                return Err(Error::Config(format!(
+                    "--pct-{} {v}: a percentage must be within 0..=100",
+                    c.name()
+                )));
             }
             given += v;
         }
         if given > 100.0 + 1e-9 {
-            return Err(Error::Config(format!("event percentages add up to {given}, more than 100")));
+            return Err(Error::Config(format!(
+                "event percentages add up to {given}, more than 100"
+            )));
         }
-        let free: Vec<EventCategory> =
-            EventCategory::ALL.into_iter().filter(|c| !overrides.iter().any(|(o, _)| o == c)).collect();
+        let free: Vec<EventCategory> = EventCategory::ALL
+            .into_iter()
+            .filter(|c| !overrides.iter().any(|(o, _)| o == c))
+            .collect();
         let free_default: f64 = free.iter().map(|c| w.get(*c)).sum();
         for c in &free {
-            let share = if free_default > 0.0 { w.get(*c) / free_default } else { 0.0 };
+            let share = if free_default > 0.0 {
+                w.get(*c) / free_default
+            } else {
+                0.0
+            };
             w.set(*c, (100.0 - given) * share);
         }
         for &(c, v) in overrides {
@@ -139,7 +170,10 @@ pub struct MonkeyConfig {
 
 impl Default for MonkeyConfig {
     fn default() -> Self {
-        Self { seed: 0, weights: EventWeights::default() }
+        Self {
+            seed: 0,
+            weights: EventWeights::default(),
+        }
     }
 }
 
@@ -152,7 +186,10 @@ pub struct Monkey {
 
 impl Monkey {
     pub fn new(config: MonkeyConfig) -> Self {
-        Self { rng: ChaCha8Rng::seed_from_u64(config.seed), weights: config.weights }
+        Self {
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            weights: config.weights,
+        }
     }
 
     fn random_text(&mut self) -> String {
@@ -180,7 +217,12 @@ impl Strategy for Monkey {
         let usable: Vec<(EventCategory, f64, Vec<ActionKind>)> = EventCategory::ALL
             .into_iter()
             .filter_map(|c| {
-                let kinds: Vec<_> = c.actions().iter().copied().filter(|k| obs.actions.contains(k)).collect();
+                let kinds: Vec<_> = c
+                    .actions()
+                    .iter()
+                    .copied()
+                    .filter(|k| obs.actions.contains(k))
+                    .collect();
                 let w = self.weights.get(c);
                 (w > 0.0 && !kinds.is_empty()).then_some((c, w, kinds))
             })
@@ -206,19 +248,31 @@ impl Strategy for Monkey {
             self.rng.random_range(0..vp.width.max(1)) as i32,
             self.rng.random_range(0..vp.height.max(1)) as i32,
         );
-        let base = if kind.needs_target() { Action::at(kind, point) } else { Action::new(kind) };
+        let base = if kind.needs_target() {
+            Action::at(kind, point)
+        } else {
+            Action::new(kind)
+        };
         match kind {
             ActionKind::Input => {
                 let text = self.random_text();
                 base.with_param(ActionParam::Text(text))
             }
             ActionKind::Drag => {
-                let dx = self.rng.random_range(-(vp.width as i32) / 4..=vp.width as i32 / 4);
-                let dy = self.rng.random_range(-(vp.height as i32) / 4..=vp.height as i32 / 4);
+                let dx = self
+                    .rng
+                    .random_range(-(vp.width as i32) / 4..=vp.width as i32 / 4);
+                let dy = self
+                    .rng
+                    .random_range(-(vp.height as i32) / 4..=vp.height as i32 / 4);
                 base.with_param(ActionParam::Offset { dx, dy })
             }
             ActionKind::Swipe => {
-                let d = if self.rng.random_bool(0.5) { SwipeDirection::Up } else { SwipeDirection::Down };
+                let d = if self.rng.random_bool(0.5) {
+                    SwipeDirection::Up
+                } else {
+                    SwipeDirection::Down
+                };
                 base.with_param(ActionParam::Direction(d))
             }
             ActionKind::WindowSize => {
@@ -239,7 +293,10 @@ mod tests {
     fn run(seed: u64, n: usize) -> Vec<Action> {
         let shot = Screenshot::new(image::RgbImage::new(4, 4), 1.0, 0).unwrap();
         let actions: Vec<_> = ActionKind::supported(Platform::Web).collect();
-        let mut m = Monkey::new(MonkeyConfig { seed, ..MonkeyConfig::default() });
+        let mut m = Monkey::new(MonkeyConfig {
+            seed,
+            ..MonkeyConfig::default()
+        });
         (0..n)
             .map(|i| {
                 m.choose(&Observation {
@@ -264,11 +321,19 @@ mod tests {
         let events = run(11, 4000);
         let web: Vec<_> = ActionKind::supported(Platform::Web).collect();
         assert!(events.iter().all(|a| web.contains(&a.kind)));
-        let touch = events.iter().filter(|a| EventCategory::Touch.actions().contains(&a.kind)).count();
+        let touch = events
+            .iter()
+            .filter(|a| EventCategory::Touch.actions().contains(&a.kind))
+            .count();
         // 55% expected; 4000 draws keep it within a few points.
         let share = touch as f64 / events.len() as f64;
         assert!((0.51..0.59).contains(&share), "touch share {share}");
-        assert!(events.iter().filter_map(|a| a.point()).all(|p| Size::new(1280, 800).contains(p)));
+        assert!(
+            events
+                .iter()
+                .filter_map(|a| a.point())
+                .all(|p| Size::new(1280, 800).contains(p))
+        );
     }
 
     #[test]
@@ -279,7 +344,13 @@ mod tests {
         assert_eq!(w.touch, 80.0);
         // The other five share 20 in their default proportions (15:10:8:4:8).
         assert!((w.motion - 20.0 * 15.0 / 45.0).abs() < 1e-9);
-        assert!(EventWeights::with_overrides(&[(EventCategory::Touch, 80.0), (EventCategory::Nav, 30.0)]).is_err());
+        assert!(
+            EventWeights::with_overrides(&[
+                (EventCategory::Touch, 80.0),
+                (EventCategory::Nav, 30.0)
+            ])
+            .is_err()
+        );
         assert!(EventWeights::with_overrides(&[(EventCategory::Text, -1.0)]).is_err());
     }
 }

@@ -104,10 +104,17 @@ impl RunRecorder {
                 .map_or(0, |d| d.as_millis() as u64),
             "meta": meta,
         });
-        write_atomic(&dir.join("run.json"), &serde_json::to_vec_pretty(&run).expect("json"))?;
+        write_atomic(
+            &dir.join("run.json"),
+            &serde_json::to_vec_pretty(&run).expect("json"),
+        )?;
         let open = |name: &str| {
             let path = dir.join(name);
-            OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io(path, e))
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| Error::io(path, e))
         };
         Ok(Self {
             steps: open("steps.jsonl")?,
@@ -126,7 +133,9 @@ impl RunRecorder {
     pub fn save_screenshot(&mut self, step: u64, shot: &Screenshot) -> Result<String> {
         let rel = format!("screenshots/step-{step:06}.png");
         let path = self.dir.join(&rel);
-        let png = shot.to_png().map_err(|e| Error::io(&path, std::io::Error::other(e)))?;
+        let png = shot
+            .to_png()
+            .map_err(|e| Error::io(&path, std::io::Error::other(e)))?;
         let mut f = File::create(&path).map_err(|e| Error::io(&path, e))?;
         f.write_all(&png).map_err(|e| Error::io(&path, e))?;
         if self.durable {
@@ -140,7 +149,12 @@ impl RunRecorder {
         append_line(&mut self.steps, &path, record, self.durable)
     }
 
-    pub fn append_signal(&mut self, signal: &Signal, first_step: u64, screenshot: &str) -> Result<()> {
+    pub fn append_signal(
+        &mut self,
+        signal: &Signal,
+        first_step: u64,
+        screenshot: &str,
+    ) -> Result<()> {
         let rec = SignalRecord {
             key: signal.key.clone(),
             kind: signal.kind,
@@ -197,7 +211,9 @@ pub fn read_steps(dir: &Path) -> Result<Vec<StepRecord>> {
     let mut line_no = 0;
     loop {
         buf.clear();
-        let n = reader.read_line(&mut buf).map_err(|e| Error::io(&path, e))?;
+        let n = reader
+            .read_line(&mut buf)
+            .map_err(|e| Error::io(&path, e))?;
         if n == 0 {
             break;
         }
