@@ -46,16 +46,21 @@ pub struct TargetArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Stop after this many steps (default 100 when --minutes is not given).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
     /// Stop after this many minutes.
-    #[arg(long, value_parser = parse_minutes)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_minutes)]
     pub minutes: Option<f64>,
     /// Seed of every random choice: same seed and app, same run.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     pub seed: u64,
     /// Milliseconds to wait after each event before looking at the screen.
-    #[arg(long, default_value_t = 200, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_name = "MS",
+        allow_hyphen_values = true
+    )]
     pub throttle: u64,
     /// Run folder (default: runs/<strategy>-seed<SEED>-<unix time>).
     #[arg(long)]

@@ -13,22 +13,22 @@ struct Cli {
     #[command(flatten)]
     run: RunArgs,
     /// Percentage of touch events (click, double, long, middle, right click).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_touch: Option<f64>,
     /// Percentage of motion events (drag, swipe).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_motion: Option<f64>,
     /// Percentage of text input events.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_text: Option<f64>,
     /// Percentage of navigation events (return).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_nav: Option<f64>,
     /// Percentage of page events (split screen, window size, orientation).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_page: Option<f64>,
     /// Percentage of system events (back switch, permissions, network, phone interrupt).
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pct_system: Option<f64>,
 }
 

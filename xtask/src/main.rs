@@ -1,1 +1,272 @@
-fn main() {}
+//! Developer tasks: `cargo xtask <task>`.
+//!
+//! - `setup`       install what runs need (Debian chromium + chromium-driver)
+//! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
+//! - `demo`        setup, then explore the bundled demo app and print where the run is
+//! - `subjects`    fetch the public apps of xtask/subjects.toml with `npm pack`; `--serve NAME`
+//! - `bench-step`  median step round trip on the demo app at 1280x800 and 412x915
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use gui_driver::{ChromiumConfig, ChromiumDevice, StaticServer};
+use gui_explore::{
+    ExploreConfig, FixedThrottle, Monkey, MonkeyConfig, RunRecorder, explore, read_steps,
+};
+
+const USAGE: &str =
+    "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N]>";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(task) = args.first() else {
+        bail!("{USAGE}")
+    };
+    let rest = &args[1..];
+    match task.as_str() {
+        "setup" => setup(),
+        "test" => test(),
+        "demo" => demo(rest),
+        "subjects" => subjects(rest),
+        "bench-step" => bench_step(rest),
+        other => bail!("unknown task `{other}`\n{USAGE}"),
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    eprintln!("$ {cmd:?}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Installs Debian's Chromium and ChromeDriver when they are missing.
+fn setup() -> Result<()> {
+    let needed: Vec<&str> = [
+        ("/usr/lib/chromium/chromium", "chromium"),
+        ("/usr/bin/chromedriver", "chromium-driver"),
+    ]
+    .into_iter()
+    .filter(|(path, _)| !Path::new(path).exists())
+    .map(|(_, pkg)| pkg)
+    .collect();
+    if needed.is_empty() {
+        eprintln!("setup: chromium and chromium-driver are installed");
+        return Ok(());
+    }
+    let install = format!("apt-get update && apt-get install -y {}", needed.join(" "));
+    if !is_root() {
+        bail!(
+            "setup: missing {}; run as root:\n    sudo sh -c '{install}'",
+            needed.join(", ")
+        );
+    }
+    run(Command::new("apt-get").arg("update").arg("-q"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-q", "--no-install-recommends"])
+        .args(&needed)
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    if !Path::new("/usr/lib/chromium/chromium").exists() {
+        bail!("setup: apt-get finished but /usr/lib/chromium/chromium is still missing");
+    }
+    Ok(())
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn test() -> Result<()> {
+    setup()?;
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().args(["test", "--workspace", "--all-targets"]))?;
+    run(cargo().args(["test", "--workspace", "--doc"]))?;
+    Ok(())
+}
+
+/// The main job: the best strategy so far on the bundled demo app, with its run folder.
+fn demo(rest: &[String]) -> Result<()> {
+    setup()?;
+    let out = root().join("runs").join(format!(
+        "demo-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    ));
+    let out_s = out.display().to_string();
+    let mut args = vec![
+        "run", "--quiet", "--bin", "monkey", "--", "--steps", "150", "--seed", "1", "--out", &out_s,
+    ];
+    args.extend(rest.iter().map(String::as_str));
+    run(cargo().args(&args))?;
+    println!(
+        "\nresults: {out_s}\n  summary.json   totals, coverage, unique signals\n  signals.jsonl  bugs found, with stacks\n  steps.jsonl    every step\n  screenshots/   the screen after every step"
+    );
+    Ok(())
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct SubjectList {
+    subject: Vec<Subject>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Subject {
+    name: String,
+    package: String,
+    entry: String,
+}
+
+fn subjects_cache() -> PathBuf {
+    root().join("target").join("subjects")
+}
+
+/// Fetches one npm package into the cache (once) and returns its unpacked folder.
+fn fetch(package: &str) -> Result<PathBuf> {
+    let cache = subjects_cache();
+    let dir = cache.join(package.replace(['/', '@'], "_"));
+    if dir.join("package").is_dir() {
+        return Ok(dir.join("package"));
+    }
+    std::fs::create_dir_all(&dir)?;
+    let out = Command::new("npm")
+        .args(["pack", package, "--silent", "--pack-destination"])
+        .arg(&dir)
+        .output()
+        .context("running npm (install Node.js and npm: apt-get install -y npm)")?;
+    if !out.status.success() {
+        bail!(
+            "npm pack {package} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let tgz = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    run(Command::new("tar")
+        .arg("xzf")
+        .arg(dir.join(&tgz))
+        .arg("-C")
+        .arg(&dir))?;
+    Ok(dir.join("package"))
+}
+
+fn subjects(rest: &[String]) -> Result<()> {
+    let path = root().join("xtask/subjects.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+    let list: SubjectList =
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    match rest {
+        [] => {
+            for s in &list.subject {
+                let dir = fetch(&s.package)?;
+                println!("{:<20} {}", s.name, dir.join(&s.entry).display());
+            }
+            Ok(())
+        }
+        [flag, name] if flag == "--serve" => {
+            let s = list
+                .subject
+                .iter()
+                .find(|s| &s.name == name)
+                .with_context(|| format!("no subject `{name}` in {}", path.display()))?;
+            let dir = fetch(&s.package)?;
+            let server = StaticServer::folder(&dir, &s.entry)?;
+            println!("serving {} at {}  (Ctrl-C stops)", s.name, server.url());
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        _ => bail!("usage: cargo xtask subjects [--serve NAME]"),
+    }
+}
+
+/// Median step round trip (action + screenshot + coverage + signals) with Monkey and no
+/// throttle, at a desktop and a phone viewport.
+fn bench_step(rest: &[String]) -> Result<()> {
+    let steps: u64 = match rest {
+        [] => 60,
+        [flag, n] if flag == "--steps" => n.parse().context("--steps takes a number")?,
+        _ => bail!("usage: cargo xtask bench-step [--steps N]"),
+    };
+    setup()?;
+    let server = StaticServer::demo()?;
+    println!("viewport        steps  round trip  action  screenshot  coverage   (medians, ms)");
+    for (label, config) in [
+        ("1280x800", ChromiumConfig::default()),
+        ("412x915 mobile", ChromiumConfig::mobile()),
+    ] {
+        let mut device = ChromiumDevice::launch(&server.url(), config)?;
+        let dir = std::env::temp_dir().join(format!(
+            "bench-step-{}-{}",
+            std::process::id(),
+            label.replace(' ', "-")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut rec = RunRecorder::create(&dir, &serde_json::json!({ "bench": label }))?;
+        let mut monkey = Monkey::new(MonkeyConfig {
+            seed: 1,
+            ..MonkeyConfig::default()
+        });
+        let cfg = ExploreConfig {
+            steps: Some(steps),
+            ..ExploreConfig::default()
+        };
+        explore(
+            &mut device,
+            &mut monkey,
+            &mut FixedThrottle::none(),
+            &mut rec,
+            &cfg,
+        )?;
+        let records = read_steps(&dir)?;
+        let med = |f: &dyn Fn(&gui_explore::StepRecord) -> f64| {
+            let mut v: Vec<f64> = records.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        println!(
+            "{label:<15} {:>5}  {:>10.1}  {:>6.1}  {:>10.1}  {:>8.1}",
+            records.len(),
+            med(&|s| s.timings.round_trip_ms),
+            med(&|s| s.timings.action_ms),
+            med(&|s| s.timings.screenshot_ms),
+            med(&|s| s.timings.coverage_ms),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(())
+}

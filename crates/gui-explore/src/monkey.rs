@@ -162,20 +162,12 @@ impl EventWeights {
 }
 
 /// Settings of the Monkey strategy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MonkeyConfig {
     pub seed: u64,
     pub weights: EventWeights,
 }
 
-impl Default for MonkeyConfig {
-    fn default() -> Self {
-        Self {
-            seed: 0,
-            weights: EventWeights::default(),
-        }
-    }
-}
 
 /// The random baseline.
 #[derive(Debug)]
