@@ -168,7 +168,6 @@ pub struct MonkeyConfig {
     pub weights: EventWeights,
 }
 
-
 /// The random baseline.
 #[derive(Debug)]
 pub struct Monkey {
