@@ -47,9 +47,12 @@ fn a_click_changes_the_page_in_the_dom_and_in_the_pixels() {
     let before = text_of(&mut device, "#home-counter");
     let button = center_of(&mut device, "#home-counter-btn");
     device.perform(&click(button)).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    let after = text_of(&mut device, "#home-counter");
-    assert_ne!(before, after, "the counter text did not change");
+    let want = (before.trim().parse::<u32>().unwrap() + 1).to_string();
+    assert_eq!(
+        wait_text(&mut device, "#home-counter", &want),
+        want,
+        "the counter text did not change"
+    );
     let counter = device.element_rect("#home-counter").unwrap().unwrap();
     let after_shot = device.screenshot().unwrap();
     assert!(
@@ -76,7 +79,7 @@ fn coverage_rises_with_new_code_and_never_double_counts() {
     assert!(c0.functions_covered > 0 && c0.functions_covered < c0.functions_total);
     let button = center_of(&mut device, "#home-counter-btn");
     device.perform(&click(button)).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(wait_text(&mut device, "#home-counter", "1"), "1");
     let c1 = device.coverage().unwrap().unwrap();
     assert!(
         c1.functions_covered > c0.functions_covered,
@@ -87,7 +90,7 @@ fn coverage_rises_with_new_code_and_never_double_counts() {
     for _ in 0..3 {
         device.perform(&click(button)).unwrap();
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(wait_text(&mut device, "#home-counter", "4"), "4");
     let c2 = device.coverage().unwrap().unwrap();
     assert_eq!(c2, c1);
     // Totals stay those of the app's own script: the tool's evaluations are not counted.
@@ -102,7 +105,10 @@ fn a_thrown_exception_is_reported_once_with_its_stack() {
     let (_server, mut device) = demo();
     let nav_list = center_of(&mut device, "#nav-list");
     device.perform(&click(nav_list)).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(
+        wait_text(&mut device, "#screen-name", "Todo list"),
+        "Todo list"
+    );
     let [select_all, archive, undo] =
         ["#list-select-all", "#list-archive", "#list-undo"].map(|s| center_of(&mut device, s));
     device.restart().unwrap();
@@ -330,4 +336,79 @@ fn unreachable_urls_and_missing_browsers_give_clear_errors() {
         msg.contains("/nonexistent/chromium") && msg.contains("apt-get install"),
         "{msg}"
     );
+}
+
+#[test]
+fn system_actions_change_what_the_page_sees() {
+    let (_server, mut device) = demo();
+    let perm = "navigator.permissions.query({name: 'geolocation'}).then(p => p.state)";
+    device
+        .perform(&Action::new(ActionKind::AccessGrant))
+        .unwrap();
+    assert_eq!(device.evaluate(perm).unwrap(), "granted");
+    device
+        .perform(&Action::new(ActionKind::AccessDeny))
+        .unwrap();
+    assert_eq!(device.evaluate(perm).unwrap(), "prompt");
+
+    device
+        .perform(&Action::new(ActionKind::NetworkSwitch))
+        .unwrap();
+    assert_eq!(device.evaluate("navigator.onLine").unwrap(), false);
+    device
+        .perform(&Action::new(ActionKind::NetworkSwitch))
+        .unwrap();
+    assert_eq!(device.evaluate("navigator.onLine").unwrap(), true);
+
+    device
+        .evaluate("window.__seen = []; document.addEventListener('visibilitychange', () => __seen.push(document.visibilityState)); 0")
+        .unwrap();
+    device
+        .perform(&Action::new(ActionKind::BackSwitch))
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while device.evaluate("__seen.length").unwrap() != 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        device.evaluate("__seen").unwrap(),
+        serde_json::json!(["hidden", "visible"])
+    );
+
+    // Return goes back through the app's history, never out of the app.
+    let form = center_of(&mut device, "#nav-form");
+    device.perform(&click(form)).unwrap();
+    assert_eq!(
+        wait_text(&mut device, "#screen-name", "Profile form"),
+        "Profile form"
+    );
+    device.perform(&Action::new(ActionKind::Return)).unwrap();
+    assert_eq!(wait_text(&mut device, "#screen-name", "Home"), "Home");
+    device.perform(&Action::new(ActionKind::Return)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(text_of(&mut device, "#screen-name"), "Home");
+    assert!(
+        device
+            .evaluate("location.href")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1")
+    );
+}
+
+#[test]
+fn a_crashed_renderer_is_reported_and_the_device_comes_back() {
+    let (_server, mut device) = demo();
+    device.crash_renderer().unwrap();
+    let signals = device.drain_signals().unwrap();
+    assert!(
+        signals.iter().any(|s| s.kind == SignalKind::Crash),
+        "{signals:?}"
+    );
+    let err = device.screenshot().unwrap_err();
+    assert!(err.is_device_lost(), "{err}");
+    device.restart().unwrap();
+    assert_eq!(device.screenshot().unwrap().width(), 1280);
+    assert_eq!(text_of(&mut device, "#screen-name"), "Home");
 }

@@ -62,6 +62,10 @@ fn is_root() -> bool {
 
 /// Installs Debian's Chromium and ChromeDriver when they are missing.
 fn setup() -> Result<()> {
+    if let Some(p) = std::env::var_os("GUI_CHROMIUM").filter(|p| Path::new(p).is_file()) {
+        eprintln!("setup: using GUI_CHROMIUM={}", Path::new(&p).display());
+        return Ok(());
+    }
     let needed: Vec<&str> = [
         ("/usr/lib/chromium/chromium", "chromium"),
         ("/usr/bin/chromedriver", "chromium-driver"),

@@ -862,6 +862,26 @@ impl Device for ChromiumDevice {
 }
 
 impl ChromiumDevice {
+    /// Crashes the page's renderer process (DevTools `Page.crash`), as a real renderer
+    /// crash would: the device reports a [`SignalKind::Crash`] and is lost until
+    /// [`Device::restart`]. For testing recovery.
+    pub fn crash_renderer(&mut self) -> Result<()> {
+        let b = self.browser()?;
+        let session = b.session.clone();
+        // The renderer dies before it can answer.
+        match b.cdp.call_within(
+            Some(&session),
+            "Page.crash",
+            json!({}),
+            Duration::from_millis(500),
+        ) {
+            Ok(_) | Err(Error::Timeout { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        b.cdp.pump(Duration::from_millis(200))?;
+        self.service_events()
+    }
+
     /// The last lines Chromium printed, for error reports.
     pub fn stderr_tail(&self) -> String {
         self.browser.as_ref().map_or_else(String::new, |b| {
