@@ -39,6 +39,19 @@ fn text_of(device: &mut ChromiumDevice, selector: &str) -> String {
         .to_owned()
 }
 
+/// Polls the text of `selector` until it equals `want` (a loaded machine may be slow to
+/// run the app's handlers); returns the last text seen.
+fn wait_text(device: &mut ChromiumDevice, selector: &str, want: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let t = text_of(device, selector);
+        if t == want || std::time::Instant::now() > deadline {
+            return t;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_click_changes_the_page_in_the_dom_and_in_the_pixels() {
     let (_server, mut device) = demo();
