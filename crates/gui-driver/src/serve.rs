@@ -116,12 +116,16 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-fn lookup(site: &Site, path: &str) -> Option<Vec<u8>> {
-    let path = if path.is_empty() || path.ends_with('/') {
+/// The file a request path names (a folder path means its `index.html`).
+fn resolve(path: &str) -> String {
+    if path.is_empty() || path.ends_with('/') {
         format!("{path}index.html")
     } else {
         path.to_owned()
-    };
+    }
+}
+
+fn lookup(site: &Site, path: &str) -> Option<Vec<u8>> {
     match site {
         Site::Embedded(files) => files
             .iter()
@@ -170,7 +174,7 @@ fn answer(mut stream: TcpStream, site: &Site) -> std::io::Result<()> {
     let method = parts.next().unwrap_or("");
     let target = parts.next().unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let path = percent_decode(path.trim_start_matches('/'));
+    let path = resolve(&percent_decode(path.trim_start_matches('/')));
     let (status, body, ctype) = if method != "GET" && method != "HEAD" {
         (
             "405 Method Not Allowed",
