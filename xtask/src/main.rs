@@ -113,9 +113,54 @@ fn test() -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    run(cargo().args(["test", "--workspace", "--all-targets"]))?;
-    run(cargo().args(["test", "--workspace", "--doc"]))?;
+    let mut totals = (0, 0);
+    for args in [
+        &["test", "--workspace", "--doc"][..],
+        &["test", "--workspace", "--all-targets"][..],
+    ] {
+        let (passed, failed) = run_tests(cargo().args(args))?;
+        totals = (totals.0 + passed, totals.1 + failed);
+    }
+    // One closing line for the whole suite (the runs above end with per-binary lines).
+    println!("xtask test: {} passed, {} failed", totals.0, totals.1);
     Ok(())
+}
+
+/// Runs a `cargo test` command, echoing its output and adding up its `test result:` lines.
+fn run_tests(cmd: &mut Command) -> Result<(u64, u64)> {
+    use std::io::{BufRead, BufReader};
+    eprintln!("$ {cmd:?}");
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
+    let (mut passed, mut failed) = (0, 0);
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let line = line?;
+        println!("{line}");
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            let count = |word: &str| {
+                rest.split(';')
+                    .find_map(|part| {
+                        part.trim()
+                            .strip_suffix(word)?
+                            .trim()
+                            .rsplit(' ')
+                            .next()?
+                            .parse::<u64>()
+                            .ok()
+                    })
+                    .unwrap_or(0)
+            };
+            passed += count("passed");
+            failed += count("failed");
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status} ({passed} passed, {failed} failed)");
+    }
+    Ok((passed, failed))
 }
 
 /// The main job: the best strategy so far on the bundled demo app, with its run folder.
