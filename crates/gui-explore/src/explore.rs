@@ -108,7 +108,19 @@ pub fn explore(
     let mut round_trips = Vec::new();
     let mut coverage = None;
     let mut step = 0;
-    let mut before = screenshot_or_recover(device, strategy, recorder, config, 0, &mut restarts)?;
+    let mut before = match device.screenshot() {
+        Ok(shot) => shot,
+        Err(e) if e.is_device_lost() => recover(
+            device,
+            strategy,
+            recorder,
+            config,
+            0,
+            &e.to_string(),
+            &mut restarts,
+        )?,
+        Err(e) => return Err(e.into()),
+    };
     recorder.save_screenshot(0, &before)?;
 
     let stopped_because = loop {
@@ -257,29 +269,6 @@ fn run_step(
             round_trip_ms,
         },
     })
-}
-
-fn screenshot_or_recover(
-    device: &mut dyn Device,
-    strategy: &mut dyn Strategy,
-    recorder: &mut RunRecorder,
-    config: &ExploreConfig,
-    step: u64,
-    restarts: &mut u32,
-) -> Result<Screenshot> {
-    match device.screenshot() {
-        Ok(s) => Ok(s),
-        Err(e) if e.is_device_lost() => recover(
-            device,
-            strategy,
-            recorder,
-            config,
-            step,
-            &e.to_string(),
-            restarts,
-        ),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Restarts a lost device (up to `max_restarts` tries in a row) and returns its first
