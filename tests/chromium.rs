@@ -245,9 +245,22 @@ fn killing_the_browser_mid_run_restarts_it_and_loses_no_finished_step() {
             s.screenshot
         );
     }
+    // The step whose action met the dead browser is kept, with the reason.
+    assert!(
+        steps[3]
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("device lost"),
+        "{:?}",
+        steps[3]
+    );
+    assert!(
+        steps.iter().filter(|s| s.error.is_some()).count() <= 1 + summary.failed_actions as usize
+    );
     let events = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
     assert!(
-        events.contains("action_lost") && events.contains("device_restarted"),
+        events.contains("device_lost") && events.contains("device_restarted"),
         "{events}"
     );
     assert!(dir.path().join("summary.json").is_file());

@@ -86,8 +86,9 @@ pub struct Summary {
 
 /// Runs `strategy` on `device` until the budget is spent, recording every step.
 ///
-/// A device that is lost (browser killed, renderer crashed, call timed out) is restarted;
-/// the step in flight is dropped (noted in `events.jsonl`) and the run continues. The run
+/// A device that is lost (browser killed, renderer crashed, call timed out) is restarted:
+/// the step in flight is recorded with the error, the restarted start screen and the
+/// signals the device kept (a crash report), and the run continues. The run
 /// fails only when the device cannot be restarted `max_restarts` times in a row.
 pub fn explore(
     device: &mut dyn Device,
@@ -141,51 +142,14 @@ pub fn explore(
         });
         let choose_ms = ms(t);
 
-        match run_step(device, throttle, &action) {
-            Ok(mut outcome) => {
-                step += 1;
-                outcome.timings.choose_ms = choose_ms;
-                failed_actions += u64::from(outcome.error.is_some());
-                round_trips.push(outcome.timings.round_trip_ms);
-                let shot_rel = recorder.save_screenshot(step, &outcome.after)?;
-                let mut new_signals = Vec::new();
-                for sig in &outcome.signals {
-                    let count = seen.entry(sig.key.clone()).or_insert(0);
-                    if *count == 0 {
-                        recorder.append_signal(sig, step, &shot_rel)?;
-                        new_signals.push(sig.clone());
-                    }
-                    *count += 1;
-                }
-                if outcome.coverage.is_some() {
-                    coverage = outcome.coverage;
-                }
-                recorder.append_step(&StepRecord {
-                    step,
-                    action: action.clone(),
-                    screenshot: shot_rel,
-                    viewport: device.viewport(),
-                    coverage: outcome.coverage,
-                    new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
-                    signals_observed: outcome.signals.len() as u32,
-                    error: outcome.error,
-                    timings: outcome.timings,
-                    elapsed_ms: started.elapsed().as_millis() as u64,
-                })?;
-                let transition = Transition {
-                    step,
-                    before,
-                    action,
-                    after: outcome.after,
-                    new_signals,
-                    coverage: outcome.coverage,
-                };
-                strategy.learn(&transition);
-                before = transition.after;
-            }
+        let t0 = Instant::now();
+        let (mut outcome, lost) = match run_step(device, throttle, &action) {
+            Ok(o) => (o, false),
             Err(e) if e.is_device_lost() => {
-                recorder.append_event(step, "action_lost", &format!("{action}: {e}"))?;
-                before = recover(
+                // The step ends on the restarted app's start screen, and what the app
+                // reported before it died (a crash) stays with the action that caused it.
+                recorder.append_event(step, "device_lost", &format!("{action}: {e}"))?;
+                let after = recover(
                     device,
                     strategy,
                     recorder,
@@ -194,9 +158,61 @@ pub fn explore(
                     &e.to_string(),
                     &mut restarts,
                 )?;
+                let outcome = StepOutcome {
+                    after,
+                    coverage: device.coverage().ok().flatten(),
+                    signals: device.drain_signals().unwrap_or_default(),
+                    error: Some(format!("device lost: {e}")),
+                    timings: StepTimings {
+                        round_trip_ms: ms(t0),
+                        ..StepTimings::default()
+                    },
+                };
+                (outcome, true)
             }
             Err(e) => return Err(e.into()),
+        };
+        step += 1;
+        outcome.timings.choose_ms = choose_ms;
+        failed_actions += u64::from(outcome.error.is_some());
+        if !lost {
+            round_trips.push(outcome.timings.round_trip_ms);
         }
+        let shot_rel = recorder.save_screenshot(step, &outcome.after)?;
+        let mut new_signals = Vec::new();
+        for sig in &outcome.signals {
+            let count = seen.entry(sig.key.clone()).or_insert(0);
+            if *count == 0 {
+                recorder.append_signal(sig, step, &shot_rel)?;
+                new_signals.push(sig.clone());
+            }
+            *count += 1;
+        }
+        if outcome.coverage.is_some() {
+            coverage = outcome.coverage;
+        }
+        recorder.append_step(&StepRecord {
+            step,
+            action: action.clone(),
+            screenshot: shot_rel,
+            viewport: device.viewport(),
+            coverage: outcome.coverage,
+            new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
+            signals_observed: outcome.signals.len() as u32,
+            error: outcome.error,
+            timings: outcome.timings,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })?;
+        let transition = Transition {
+            step,
+            before,
+            action,
+            after: outcome.after,
+            new_signals,
+            coverage: outcome.coverage,
+        };
+        strategy.learn(&transition);
+        before = transition.after;
     };
 
     let summary = Summary {
