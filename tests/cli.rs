@@ -131,3 +131,41 @@ fn a_run_on_the_demo_app_writes_a_complete_run_folder() {
         gui_core::Screenshot::load(&run.join(&s.screenshot)).unwrap();
     }
 }
+
+#[test]
+fn killing_the_tool_leaves_every_finished_step_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_monkey"))
+        .args([
+            "--device",
+            "simulator",
+            "--steps",
+            "100000",
+            "--throttle",
+            "1",
+            "--out",
+            run.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(run.join("steps.jsonl")).map_or(0, |s| s.lines().count()) < 30 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "monkey wrote no steps"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to finish anything
+    child.wait().unwrap();
+    let steps = gui_explore::read_steps(&run).unwrap();
+    assert!(steps.len() >= 30);
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s.step, i as u64 + 1);
+        gui_core::Screenshot::load(&run.join(&s.screenshot)).unwrap();
+    }
+    assert!(!run.join("summary.json").exists());
+}
