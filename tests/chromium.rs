@@ -264,6 +264,19 @@ fn killing_the_browser_mid_run_restarts_it_and_loses_no_finished_step() {
         "{events}"
     );
     assert!(dir.path().join("summary.json").is_file());
+    // The dead browser is reported as a crash of the step that met it.
+    let crash = std::fs::read_to_string(dir.path().join("signals.jsonl")).unwrap();
+    let crash: SignalRecord = crash
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|r: &SignalRecord| r.kind == SignalKind::Crash)
+        .expect("crash signal");
+    assert!(
+        crash.message.starts_with("Chromium exited unexpectedly"),
+        "{}",
+        crash.message
+    );
+    assert_eq!(crash.first_step, 4);
 }
 
 #[test]
@@ -436,5 +449,31 @@ fn a_crashed_renderer_is_reported_and_the_device_comes_back() {
     assert!(err.is_device_lost(), "{err}");
     device.restart().unwrap();
     assert_eq!(device.screenshot().unwrap().width(), 1280);
+    assert_eq!(text_of(&mut device, "#screen-name"), "Home");
+}
+
+#[test]
+fn a_hanging_page_is_reported_and_the_browser_relaunched() {
+    let server = StaticServer::demo().unwrap();
+    let config = ChromiumConfig {
+        call_timeout: std::time::Duration::from_secs(2),
+        ..ChromiumConfig::default()
+    };
+    let mut device = ChromiumDevice::launch(&server.url(), config).unwrap();
+    device
+        .evaluate("setTimeout(() => { for (;;) {} }, 0); 0")
+        .unwrap();
+    let err = device.screenshot().unwrap_err();
+    assert!(err.is_device_lost(), "{err}");
+    device.restart().unwrap();
+    assert_eq!(device.launches(), 2);
+    let signals = device.drain_signals().unwrap();
+    assert!(
+        signals
+            .iter()
+            .any(|s| s.kind == SignalKind::Crash
+                && s.message.starts_with("the page stopped answering")),
+        "{signals:?}"
+    );
     assert_eq!(text_of(&mut device, "#screen-name"), "Home");
 }

@@ -798,6 +798,21 @@ impl Device for ChromiumDevice {
     }
 
     fn restart(&mut self) -> Result<()> {
+        // A browser that died on its own is a finding, like a renderer crash (which
+        // `service_events` already reported).
+        if !self.renderer_crashed
+            && let Some(status) = self
+                .browser
+                .as_mut()
+                .and_then(|b| b.child.try_wait().ok().flatten())
+        {
+            let message = format!(
+                "Chromium exited unexpectedly\n{status}\n{}",
+                self.stderr_tail()
+            );
+            self.signals
+                .push(Signal::new(SignalKind::Crash, message, Vec::new()));
+        }
         let usable = !self.renderer_crashed && self.browser.as_mut().is_some_and(Browser::alive);
         if !usable {
             return self.relaunch();
@@ -824,7 +839,13 @@ impl Device for ChromiumDevice {
             self.navigate(&url)
         })();
         match soft {
-            Err(e) if e.is_device_lost() => self.relaunch(),
+            Err(e) if e.is_device_lost() => {
+                // Alive but not answering: the page hangs (an endless loop, say).
+                let message = format!("the page stopped answering (hang)\n{e}");
+                self.signals
+                    .push(Signal::new(SignalKind::Crash, message, Vec::new()));
+                self.relaunch()
+            }
             other => other,
         }
     }
