@@ -477,3 +477,49 @@ fn a_hanging_page_is_reported_and_the_browser_relaunched() {
     );
     assert_eq!(text_of(&mut device, "#screen-name"), "Home");
 }
+
+#[test]
+fn a_page_that_leaves_the_app_is_brought_back() {
+    let (server, mut device) = demo();
+    let form = center_of(&mut device, "#nav-form");
+    device.perform(&click(form)).unwrap();
+    assert_eq!(
+        wait_text(&mut device, "#screen-name", "Profile form"),
+        "Profile form"
+    );
+    // A link to another origin (nothing listens there, so Chromium shows its error page).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    device
+        .evaluate(&format!(
+            "location.href = 'http://127.0.0.1:{port}/elsewhere'; 0"
+        ))
+        .unwrap();
+    let href = |d: &mut ChromiumDevice| {
+        d.evaluate("location.href")
+            .unwrap()
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while href(&mut device).starts_with(&server.origin()) {
+        assert!(std::time::Instant::now() < deadline, "the page never left");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Looking at the screen brings the app back.
+    let shot = device.screenshot().unwrap();
+    assert!(
+        href(&mut device).starts_with(&server.origin()),
+        "{}",
+        href(&mut device)
+    );
+    assert_eq!(shot.width(), 1280);
+    assert_eq!(
+        wait_text(&mut device, "#screen-name", "Profile form"),
+        "Profile form"
+    );
+}

@@ -34,6 +34,7 @@ const KEPT_EVENTS: &[&str] = &[
     "Target.targetCrashed",
     "Target.detachedFromTarget",
     "Page.loadEventFired",
+    "Page.frameNavigated",
     "Page.javascriptDialogOpening",
 ];
 

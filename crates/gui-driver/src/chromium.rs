@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use gui_core::{
@@ -276,6 +276,8 @@ pub struct ChromiumDevice {
     offline: bool,
     network_enabled: bool,
     renderer_crashed: bool,
+    /// The main frame went to another origin (a link out, a failed load).
+    left_app: bool,
     coverage: JsCoverage,
     signals: Vec<Signal>,
     launches: u32,
@@ -308,6 +310,7 @@ impl ChromiumDevice {
             offline: false,
             network_enabled: false,
             renderer_crashed: false,
+            left_app: false,
             signals: Vec::new(),
             launches: 0,
         };
@@ -527,6 +530,47 @@ impl ChromiumDevice {
         Ok(())
     }
 
+    /// Brings the page back after it left the app's origin, as Monkey keeps its events
+    /// inside one package: one step back in history when that is the app, else the start
+    /// URL.
+    fn return_to_app(&mut self) -> Result<()> {
+        let origin = self.origin.clone();
+        let b = self.browser()?;
+        let h = b.call("Page.getNavigationHistory", json!({}))?;
+        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
+        let entries = h["entries"].as_array().cloned().unwrap_or_default();
+        let in_app = |e: &Value| {
+            e["url"]
+                .as_str()
+                .is_some_and(|u| JsCoverage::origin_of(u) == origin)
+        };
+        if entries.get(current).is_some_and(in_app) {
+            return Ok(());
+        }
+        match current
+            .checked_sub(1)
+            .and_then(|i| entries.get(i))
+            .filter(|e| in_app(e))
+        {
+            Some(prev) => {
+                b.call(
+                    "Page.navigateToHistoryEntry",
+                    json!({ "entryId": prev["id"] }),
+                )?;
+                let session = b.session.clone();
+                let timeout = self.config.load_timeout;
+                let b = self.browser()?;
+                b.cdp
+                    .wait_event(Some(&session), "Page.loadEventFired", timeout)?;
+                Ok(())
+            }
+            None => {
+                let url = self.start_url.clone();
+                self.navigate(&url)
+            }
+        }
+    }
+
     fn back_switch(&mut self) -> Result<()> {
         let b = self.browser()?;
         let r = b
@@ -577,6 +621,16 @@ impl ChromiumDevice {
                 "Target.detachedFromTarget" => {
                     if ev.params["sessionId"].as_str() == Some(session.as_str()) {
                         self.renderer_crashed = true;
+                    }
+                }
+                "Page.frameNavigated" => {
+                    let frame = &ev.params["frame"];
+                    let url = frame["url"].as_str().unwrap_or("");
+                    if frame["parentId"].is_null()
+                        && url != "about:blank"
+                        && JsCoverage::origin_of(url) != self.origin
+                    {
+                        self.left_app = true;
                     }
                 }
                 "Inspector.targetCrashed" | "Target.targetCrashed" => {
@@ -768,12 +822,37 @@ impl Device for ChromiumDevice {
     }
 
     fn screenshot(&mut self) -> Result<Screenshot> {
-        self.service_events()?;
+        // While the page swaps documents there may be no frame to capture ("Not attached
+        // to an active page"), or the request dies with the old renderer and is never
+        // answered. Both pass within moments, so retry in short tries until the call
+        // timeout is spent; only then is the page taken for hung.
+        const TRY: Duration = Duration::from_secs(2);
+        let deadline = Instant::now() + self.config.call_timeout;
+        let r = loop {
+            self.service_events()?;
+            if std::mem::take(&mut self.left_app) {
+                self.return_to_app()?;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let b = self.browser()?;
+            let session = b.session.clone();
+            let r = b.cdp.call_within(
+                Some(&session),
+                "Page.captureScreenshot",
+                json!({ "format": "png", "optimizeForSpeed": true }),
+                left.min(TRY),
+            );
+            match r {
+                Err(Error::Protocol { .. } | Error::Timeout { .. })
+                    if deadline.saturating_duration_since(Instant::now())
+                        > Duration::from_millis(100) =>
+                {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                other => break other?,
+            }
+        };
         let scale = self.config.device_scale;
-        let r = self.browser()?.call(
-            "Page.captureScreenshot",
-            json!({ "format": "png", "optimizeForSpeed": true }),
-        )?;
         let data = r["data"].as_str().ok_or_else(|| Error::BadReply {
             method: "Page.captureScreenshot".into(),
             detail: "no data".into(),
@@ -801,20 +880,12 @@ impl Device for ChromiumDevice {
         // A browser that died on its own is a finding, like a renderer crash (which
         // `service_events` already reported).
         if !self.renderer_crashed
-            && let Some(status) = self
-                .browser
-                .as_mut()
-                .and_then(|b| b.child.try_wait().ok().flatten())
+            && let Some(signal) = self.exit_signal(Duration::ZERO)
         {
-            let message = format!(
-                "Chromium exited unexpectedly\n{status}\n{}",
-                self.stderr_tail()
-            );
-            self.signals
-                .push(Signal::new(SignalKind::Crash, message, Vec::new()));
+            self.signals.push(signal);
+            return self.relaunch();
         }
-        let usable = !self.renderer_crashed && self.browser.as_mut().is_some_and(Browser::alive);
-        if !usable {
+        if self.renderer_crashed || self.browser.is_none() {
             return self.relaunch();
         }
         let soft = (|| -> Result<()> {
@@ -840,10 +911,19 @@ impl Device for ChromiumDevice {
         })();
         match soft {
             Err(e) if e.is_device_lost() => {
-                // Alive but not answering: the page hangs (an endless loop, say).
-                let message = format!("the page stopped answering (hang)\n{e}");
-                self.signals
-                    .push(Signal::new(SignalKind::Crash, message, Vec::new()));
+                // A process killed a moment ago may not be reaped yet: give it a little
+                // time before calling the loss a hang or a broken connection.
+                let signal = self
+                    .exit_signal(Duration::from_millis(500))
+                    .unwrap_or_else(|| {
+                        let what = match e {
+                            // Alive but not answering: an endless loop, say.
+                            Error::Timeout { .. } => "the page stopped answering (hang)",
+                            _ => "the DevTools connection to Chromium broke",
+                        };
+                        Signal::new(SignalKind::Crash, format!("{what}\n{e}"), Vec::new())
+                    });
+                self.signals.push(signal);
                 self.relaunch()
             }
             other => other,
@@ -901,6 +981,26 @@ impl ChromiumDevice {
         }
         b.cdp.pump(Duration::from_millis(200))?;
         self.service_events()
+    }
+
+    /// A crash signal if the browser process has exited (waiting up to `wait` for it).
+    fn exit_signal(&mut self, wait: Duration) -> Option<Signal> {
+        let deadline = Instant::now() + wait;
+        let status = loop {
+            let b = self.browser.as_mut()?;
+            if let Ok(Some(status)) = b.child.try_wait() {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let message = format!(
+            "Chromium exited unexpectedly\n{status}\n{}",
+            self.stderr_tail()
+        );
+        Some(Signal::new(SignalKind::Crash, message, Vec::new()))
     }
 
     /// The last lines Chromium printed, for error reports.

@@ -86,7 +86,8 @@ pub struct Summary {
 
 /// Runs `strategy` on `device` until the budget is spent, recording every step.
 ///
-/// A device that is lost (browser killed, renderer crashed, call timed out) is restarted:
+/// A device that is lost (browser killed, renderer crashed, call timed out), or that fails
+/// to show the screen after an action, is restarted:
 /// the step in flight is recorded with the error, the restarted start screen and the
 /// signals the device kept (a crash report), and the run continues. The run
 /// fails only when the device cannot be restarted `max_restarts` times in a row.
@@ -145,7 +146,9 @@ pub fn explore(
         let t0 = Instant::now();
         let (mut outcome, lost) = match run_step(device, throttle, &action) {
             Ok(o) => (o, false),
-            Err(e) if e.is_device_lost() => {
+            // Once the action is done, any failure to observe the screen (a lost device, a
+            // protocol error, an undecodable screenshot) is cured the same way: restart.
+            Err(e) => {
                 // The step ends on the restarted app's start screen, and what the app
                 // reported before it died (a crash) stays with the action that caused it.
                 recorder.append_event(step, "device_lost", &format!("{action}: {e}"))?;
@@ -170,7 +173,6 @@ pub fn explore(
                 };
                 (outcome, true)
             }
-            Err(e) => return Err(e.into()),
         };
         step += 1;
         outcome.timings.choose_ms = choose_ms;
