@@ -1,10 +1,15 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
-//! - `setup`       install what runs need (Debian chromium + chromium-driver)
+//! - `setup`       install what runs and tests need: Debian chromium + chromium-driver,
+//!   PyPI apted for the tree-edit-distance cross-check
+//! - `ted-compare` tree edit distance against the PyPI apted package, same trees, ratios
 //! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
 //! - `demo`        setup, then explore the bundled demo app and print where the run is
 //! - `subjects`    fetch the public apps of xtask/subjects.toml with `npm pack`; `--serve NAME`
 //! - `bench-step`  median step round trip on the demo app at 1280x800 and 412x915
+//! - `layout-embedder` train / stability-check / evaluate / time the LSTM layout embedder
+
+mod layout_embedder;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,6 +36,8 @@ fn main() -> Result<()> {
         "demo" => demo(rest),
         "subjects" => subjects(rest),
         "bench-step" => bench_step(rest),
+        "ted-compare" => ted_compare(rest),
+        "layout-embedder" => layout_embedder::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -60,8 +67,53 @@ fn is_root() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// Installs Debian's Chromium and ChromeDriver when they are missing.
+/// Installs what the runs and tests need: Debian's Chromium and ChromeDriver, and the
+/// PyPI packages the cross-checks compare against.
 fn setup() -> Result<()> {
+    python_packages()?;
+    browser()
+}
+
+/// PyPI packages the tests compare against: `apted` (tree edit distance).
+fn python_packages() -> Result<()> {
+    const PACKAGES: &[(&str, &str)] = &[("apted", "apted==1.0.3")];
+    for (module, spec) in PACKAGES {
+        let present = Command::new("python3")
+            .args(["-c", &format!("import {module}")])
+            .output();
+        match present {
+            Ok(o) if o.status.success() => continue,
+            Err(e) => bail!(
+                "setup: python3 is needed for the cross-check tests ({e}); apt-get install -y python3 python3-pip"
+            ),
+            Ok(_) => {}
+        }
+        let pip = |extra: &[&str]| {
+            Command::new("python3")
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .args(extra)
+                .arg(spec)
+                .status()
+        };
+        // Debian's own python refuses system-wide pip installs unless told otherwise.
+        let ok = pip(&[]).is_ok_and(|s| s.success())
+            || pip(&["--break-system-packages"]).is_ok_and(|s| s.success());
+        if !ok {
+            bail!("setup: could not install {spec} with pip; run `python3 -m pip install {spec}`");
+        }
+        eprintln!("setup: installed {spec}");
+    }
+    Ok(())
+}
+
+/// Debian's Chromium and ChromeDriver, when missing.
+fn browser() -> Result<()> {
     if let Some(p) = std::env::var_os("GUI_CHROMIUM").filter(|p| Path::new(p).is_file()) {
         eprintln!("setup: using GUI_CHROMIUM={}", Path::new(&p).display());
         return Ok(());
@@ -317,5 +369,110 @@ fn bench_step(rest: &[String]) -> Result<()> {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+    Ok(())
+}
+
+/// Our tree edit distance against the PyPI `apted` package on the same seeded random trees
+/// of 50, 200 and 1000 nodes: checks the distances agree and prints the time ratios.
+fn ted_compare(rest: &[String]) -> Result<()> {
+    use rand::SeedableRng;
+    if cfg!(debug_assertions) {
+        // Timings of an unoptimised build say nothing; run the release build instead.
+        let mut args = vec![
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "xtask",
+            "--",
+            "ted-compare",
+        ];
+        args.extend(rest.iter().map(String::as_str));
+        return run(cargo().args(&args));
+    }
+    let quick = rest.iter().any(|a| a == "--quick");
+    python_packages()?;
+    // Pairs per size: python apted needs about 25 s for one pair of 1000-node trees.
+    let plan: &[(usize, usize)] = if quick {
+        &[(50, 5), (200, 2)]
+    } else {
+        &[(50, 10), (200, 4), (1000, 1)]
+    };
+    // APTED's Java implementation, warm, measured on this machine (shared/MACHINE.md); it
+    // cannot be installed from the registries reachable here, so it is not rerun.
+    let java_ms = |n: usize| match n {
+        50 => 0.4,
+        200 => 9.0,
+        _ => 300.0,
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2016);
+    let labels = ["a", "b", "c", "d", "e"];
+    println!(
+        "nodes  pairs  ours (ms)  apted-py (ms)  apted-py/ours  APTED-Java ref (ms)  Java/ours"
+    );
+    for &(n, count) in plan {
+        let pairs: Vec<_> = (0..count)
+            .map(|_| {
+                (
+                    gui_layout::random_tree(&mut rng, n, &labels),
+                    gui_layout::random_tree(&mut rng, n, &labels),
+                )
+            })
+            .collect();
+        // Ours: mean over enough repetitions per pair, then the median over pairs.
+        let mut ours = Vec::new();
+        let mut distances = Vec::new();
+        for (a, b) in &pairs {
+            let start = std::time::Instant::now();
+            let mut reps = 0;
+            let mut d = 0.0;
+            while reps < 3 || start.elapsed() < Duration::from_millis(300) {
+                d = gui_layout::tree_edit_distance(
+                    std::hint::black_box(a),
+                    std::hint::black_box(b),
+                );
+                reps += 1;
+            }
+            ours.push(start.elapsed().as_secs_f64() * 1e3 / f64::from(reps));
+            distances.push(d);
+        }
+        let input =
+            std::env::temp_dir().join(format!("ted-compare-{}-{n}.json", std::process::id()));
+        let text: Vec<[String; 2]> = pairs
+            .iter()
+            .map(|(a, b)| [a.to_bracket(), b.to_bracket()])
+            .collect();
+        std::fs::write(&input, serde_json::to_string(&text)?)?;
+        let script = root().join("crates/gui-layout/tests/data/apted_distances.py");
+        let out = Command::new("python3").arg(&script).arg(&input).output()?;
+        let _ = std::fs::remove_file(&input);
+        if !out.status.success() {
+            bail!(
+                "apted script failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let theirs: Vec<(f64, f64)> = serde_json::from_slice(&out.stdout)?;
+        for (i, ((d, _), ours_d)) in theirs.iter().zip(&distances).enumerate() {
+            if d != ours_d {
+                bail!("pair {i} of {n} nodes: apted says {d}, we say {ours_d}");
+            }
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (o, p) = (
+            median(ours),
+            median(theirs.iter().map(|t| t.1 * 1e3).collect()),
+        );
+        println!(
+            "{n:>5}  {count:>5}  {o:>9.3}  {p:>13.1}  {:>13.0}x  {:>19.1}  {:>8.1}x",
+            p / o,
+            java_ms(n),
+            java_ms(n) / o
+        );
+    }
+    println!("(distances agree on every pair; Java figures are reference timings, not rerun here)");
     Ok(())
 }

@@ -18,11 +18,21 @@
 //! # Ok::<(), gui_layout::Error>(())
 //! ```
 
+mod characterise;
+#[cfg(feature = "lstm")]
+mod embed;
 mod error;
 mod generate;
 mod ted;
 mod tree;
 
+pub use characterise::{Column, Gap, Group, Layout, LayoutConfig, Line, TreeLabels, characterise};
+#[cfg(feature = "lstm")]
+pub use embed::{
+    LayoutEmbedder, LayoutEmbedderConfig, LayoutPair, LayoutPairConfig, LayoutPairs,
+    LayoutVocabulary, PairMetrics, TrainConfig, TrainReport, WidgetLabels, evaluate_pairs,
+    shipped_model_path, spearman, train_embedder,
+};
 pub use error::{Error, Result};
 pub use generate::{random_layout, random_tree};
 pub use ted::{TedCost, UnitCost, layout_similarity, tree_edit_distance, tree_edit_distance_with};

@@ -274,6 +274,7 @@ mod tests {
                     assert!(message.contains(what), "{s:?}: {message}");
                 }
                 Ok(t) => panic!("{s:?} parsed as {t}"),
+                Err(e) => panic!("{s:?}: unexpected error {e}"),
             }
         }
         // Whitespace around the tree is fine.
@@ -291,5 +292,28 @@ mod tests {
         assert_eq!(labels, ["x", "y", "a", "b", "r"]);
         assert_eq!(t.depth(), 3);
         assert_eq!(t.mirrored().to_bracket(), "{r{b}{a{y}{x}}}");
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    #[test]
+    fn random_strings_never_panic_and_accepted_ones_round_trip() {
+        let alphabet = ['{', '}', 'a', 'b', '\\', ' ', 'é'];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 12) as usize;
+            let s: String = (0..len)
+                .map(|i| alphabet[((state >> (i * 5)) % alphabet.len() as u64) as usize])
+                .collect();
+            if let Ok(t) = LayoutTree::parse(&s) {
+                assert_eq!(LayoutTree::parse(&t.to_bracket()).unwrap(), t, "{s:?}");
+            }
+        }
     }
 }
