@@ -508,24 +508,35 @@ impl ChromiumDevice {
         Ok(())
     }
 
-    fn history_back(&mut self) -> Result<()> {
+    /// Where the page is in its history: whether the current entry is in the app, and the
+    /// id of the previous entry when that one is in the app.
+    fn history_position(&mut self) -> Result<(bool, Option<Value>)> {
         let origin = self.origin.clone();
-        let b = self.browser()?;
-        let h = b.call("Page.getNavigationHistory", json!({}))?;
+        let h = self
+            .browser()?
+            .call("Page.getNavigationHistory", json!({}))?;
         let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
         let entries = h["entries"].as_array().cloned().unwrap_or_default();
-        // Never leave the app: a back step to another origin (about:blank before the
-        // first load) is a no-op.
-        if current > 0
-            && let Some(prev) = entries.get(current - 1)
-            && prev["url"]
+        let in_app = |e: &Value| {
+            e["url"]
                 .as_str()
                 .is_some_and(|u| JsCoverage::origin_of(u) == origin)
-        {
-            b.call(
-                "Page.navigateToHistoryEntry",
-                json!({ "entryId": prev["id"] }),
-            )?;
+        };
+        let here = entries.get(current).is_some_and(in_app);
+        let previous = current
+            .checked_sub(1)
+            .and_then(|i| entries.get(i))
+            .filter(|e| in_app(e))
+            .map(|e| e["id"].clone());
+        Ok((here, previous))
+    }
+
+    /// `return`: one step back in history, but never out of the app (a step back to another
+    /// origin, such as about:blank before the first load, is a no-op).
+    fn history_back(&mut self) -> Result<()> {
+        if let (_, Some(entry)) = self.history_position()? {
+            self.browser()?
+                .call("Page.navigateToHistoryEntry", json!({ "entryId": entry }))?;
         }
         Ok(())
     }
@@ -534,37 +545,18 @@ impl ChromiumDevice {
     /// inside one package: one step back in history when that is the app, else the start
     /// URL.
     fn return_to_app(&mut self) -> Result<()> {
-        let origin = self.origin.clone();
-        let b = self.browser()?;
-        let h = b.call("Page.getNavigationHistory", json!({}))?;
-        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
-        let entries = h["entries"].as_array().cloned().unwrap_or_default();
-        let in_app = |e: &Value| {
-            e["url"]
-                .as_str()
-                .is_some_and(|u| JsCoverage::origin_of(u) == origin)
-        };
-        if entries.get(current).is_some_and(in_app) {
-            return Ok(());
-        }
-        match current
-            .checked_sub(1)
-            .and_then(|i| entries.get(i))
-            .filter(|e| in_app(e))
-        {
-            Some(prev) => {
-                b.call(
-                    "Page.navigateToHistoryEntry",
-                    json!({ "entryId": prev["id"] }),
-                )?;
-                let session = b.session.clone();
+        match self.history_position()? {
+            (true, _) => Ok(()),
+            (false, Some(entry)) => {
                 let timeout = self.config.load_timeout;
                 let b = self.browser()?;
+                b.call("Page.navigateToHistoryEntry", json!({ "entryId": entry }))?;
+                let session = b.session.clone();
                 b.cdp
                     .wait_event(Some(&session), "Page.loadEventFired", timeout)?;
                 Ok(())
             }
-            None => {
+            (false, None) => {
                 let url = self.start_url.clone();
                 self.navigate(&url)
             }

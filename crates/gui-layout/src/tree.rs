@@ -65,29 +65,29 @@ impl LayoutTree {
 
     /// Nodes in postorder (children left to right, then the node).
     pub fn postorder(&self) -> Vec<NodeId> {
-        let mut out = Vec::with_capacity(self.len());
-        let mut stack = vec![(self.root(), false)];
-        while let Some((n, expanded)) = stack.pop() {
-            if expanded {
-                out.push(n);
-            } else {
-                stack.push((n, true));
-                stack.extend(self.children(n).iter().rev().map(|c| (*c, false)));
-            }
-        }
-        out
+        self.postorder_by(false)
     }
 
     /// Postorder of the mirror image (children right to left), without building it.
     pub fn mirrored_postorder(&self) -> Vec<NodeId> {
+        self.postorder_by(true)
+    }
+
+    fn postorder_by(&self, mirror: bool) -> Vec<NodeId> {
         let mut out = Vec::with_capacity(self.len());
         let mut stack = vec![(self.root(), false)];
         while let Some((n, expanded)) = stack.pop() {
             if expanded {
                 out.push(n);
+                continue;
+            }
+            stack.push((n, true));
+            // The stack pops last-pushed first: push in reverse of the visiting order.
+            let kids = self.children(n).iter().map(|c| (*c, false));
+            if mirror {
+                stack.extend(kids);
             } else {
-                stack.push((n, true));
-                stack.extend(self.children(n).iter().map(|c| (*c, false)));
+                stack.extend(kids.rev());
             }
         }
         out
