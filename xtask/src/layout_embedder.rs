@@ -5,8 +5,10 @@
 //!   [--lr R]` trains with the paper's protocol (N random layout strings → N² pairs → 7:1:2),
 //!   prints MAE and Spearman ρ on the test pairs and on pairs of fresh strings, writes the
 //!   weights (default: the shipped `crates/gui-layout/models/layout_lstm.safetensors`).
-//! - `stability [--reps 30] [--epochs E] [--seed S]` repeats the whole protocol with seeds
-//!   S, S+1, … and compares the per-repetition Σ|predicted − true| on the test pairs.
+//! - `stability [--reps 30] [--epochs E] [--seed S] [--out LOG]` repeats the whole
+//!   protocol with seeds S, S+1, … and compares the per-repetition Σ|predicted − true| on
+//!   the test pairs; finished repetitions go to LOG (JSON lines, default
+//!   `target/layout-embedder-stability.jsonl`) and are reused by a rerun.
 //! - `eval [--model PATH] [--seed S]` measures saved weights on a data set drawn with S.
 //! - `bench [--model PATH]` times single embeddings (the criterion bench is
 //!   `cargo bench -p gui-layout --features lstm --bench embed`).
@@ -24,7 +26,7 @@ use gui_layout::{
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "usage: cargo xtask layout-embedder <train [--seed S] [--epochs E] [--out PATH] [--strings N] [--hidden H] [--layers L] [--lr R] | stability [--reps R] [--epochs E] [--seed S] | eval [--model PATH] [--seed S] | bench [--model PATH]>";
+const USAGE: &str = "usage: cargo xtask layout-embedder <train [--seed S] [--epochs E] [--out PATH] [--strings N] [--hidden H] [--layers L] [--lr R] | stability [--reps R] [--epochs E] [--seed S] [--out LOG] | eval [--model PATH] [--seed S] | bench [--model PATH]>";
 
 /// Offset between the seed of the training strings and that of the fresh strings used
 /// to measure generalisation, so the two sets never share a generator stream.
@@ -265,29 +267,81 @@ fn stability(opts: &Options) -> Result<()> {
     println!(
         "rep   seed  test MAE  Spearman ρ   Σ|err| test  Σ|err| constant  fresh MAE  fresh ρ   seconds"
     );
+    // Each finished repetition is appended to a JSON-lines file and found there again on a
+    // rerun with the same settings: a run of an hour survives being interrupted.
+    let log_path = opts.out.clone().unwrap_or_else(|| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask sits in the workspace")
+            .join("target")
+            .join("layout-embedder-stability.jsonl")
+    });
+    let settings = serde_json::json!({
+        "data": opts.data_config(0),
+        "model": opts.model_config(0),
+        "train": train_config,
+    });
+    let mut done: std::collections::HashMap<u64, Repetition> = std::collections::HashMap::new();
+    if let Ok(text) = std::fs::read_to_string(&log_path) {
+        for line in text.lines() {
+            if let Ok(r) = serde_json::from_str::<Repetition>(line)
+                && r.settings == settings
+            {
+                done.insert(r.seed, r);
+            }
+        }
+    }
+    if let Some(dir) = log_path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| log_path.display().to_string())?;
+    eprintln!(
+        "repetitions are logged to {} ({} found there)",
+        log_path.display(),
+        done.len()
+    );
     let (mut sums, mut diffs) = (Vec::new(), Vec::new());
     let (mut maes, mut rhos) = (Vec::new(), Vec::new());
     for rep in 0..reps {
         let seed = first_seed + rep as u64;
-        let data_config = opts.data_config(seed);
-        let data = LayoutPairs::generate(&data_config)?;
-        let (embedder, report) = train_embedder(&opts.model_config(seed), &data, &train_config)?;
-        let fresh = fresh_metrics(&embedder, &data_config)?;
-        let constant_sum = report.test.constant_mae * report.test.pairs as f64;
+        let r = match done.remove(&seed) {
+            Some(r) => r,
+            None => {
+                let data_config = opts.data_config(seed);
+                let data = LayoutPairs::generate(&data_config)?;
+                let (embedder, report) =
+                    train_embedder(&opts.model_config(seed), &data, &train_config)?;
+                let r = Repetition {
+                    seed,
+                    settings: settings.clone(),
+                    fresh: fresh_metrics(&embedder, &data_config)?,
+                    test: report.test,
+                    seconds: report.seconds,
+                };
+                use std::io::Write;
+                writeln!(log, "{}", serde_json::to_string(&r)?)?;
+                r
+            }
+        };
+        let constant_sum = r.test.constant_mae * r.test.pairs as f64;
         println!(
             "{rep:>3} {seed:>6}  {:>8.3}  {:>10.4}  {:>12.1}  {:>15.1}  {:>9.3}  {:>7.4}  {:>7.0}",
-            report.test.mae,
-            report.test.spearman,
-            report.test.sum_abs_error,
+            r.test.mae,
+            r.test.spearman,
+            r.test.sum_abs_error,
             constant_sum,
-            fresh.mae,
-            fresh.spearman,
-            report.seconds
+            r.fresh.mae,
+            r.fresh.spearman,
+            r.seconds
         );
-        sums.push(report.test.sum_abs_error);
-        diffs.push(report.test.sum_abs_error - constant_sum);
-        maes.push(report.test.mae);
-        rhos.push(report.test.spearman);
+        sums.push(r.test.sum_abs_error);
+        diffs.push(r.test.sum_abs_error - constant_sum);
+        maes.push(r.test.mae);
+        rhos.push(r.test.spearman);
     }
     let s = Summary::of(&sums);
     println!(
@@ -333,6 +387,17 @@ fn stability(opts: &Options) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// One finished repetition of the stability check, as logged.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Repetition {
+    seed: u64,
+    /// Data, model (seed zeroed) and training settings; a rerun reuses only matching lines.
+    settings: serde_json::Value,
+    test: PairMetrics,
+    fresh: PairMetrics,
+    seconds: f64,
 }
 
 struct Summary {
