@@ -498,12 +498,16 @@ fn a_page_that_leaves_the_app_is_brought_back() {
             "location.href = 'http://127.0.0.1:{port}/elsewhere'; 0"
         ))
         .unwrap();
+    // While a document is being swapped, evaluations fail ("Inspected target navigated or
+    // closed"); ask again until the new document answers.
     let href = |d: &mut ChromiumDevice| {
-        d.evaluate("location.href")
-            .unwrap()
-            .as_str()
-            .unwrap_or("")
-            .to_owned()
+        for _ in 0..100 {
+            if let Ok(v) = d.evaluate("location.href") {
+                return v.as_str().unwrap_or("").to_owned();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("the page never answered");
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while href(&mut device).starts_with(&server.origin()) {
