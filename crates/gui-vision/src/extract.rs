@@ -1,0 +1,513 @@
+//! Widget boxes from a screenshot (PIRLTest Section 3.1.1): Canny edges, connected
+//! components, noise filtering by the size ratio to the screen, text grouping and nesting
+//! rules in the manner of UIED (Chen et al. 2020c).
+
+use gui_core::{Rect, Screenshot};
+use image::{GrayImage, RgbImage};
+use serde::{Deserialize, Serialize};
+
+use crate::components::{Component, connected_components};
+use crate::edges::{CannyConfig, canny, to_gray};
+use crate::{Error, Result};
+
+/// Thresholds of widget extraction. Pixel values are screenshot pixels at a device scale
+/// of 1; [`ExtractConfig::scaled`] adapts them to high-density screens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExtractConfig {
+    /// Edge detection.
+    pub canny: CannyConfig,
+    /// Edge pixels this far apart (in pixels) still belong to one component. 0 is plain
+    /// 8-connectivity; 1 closes the one-pixel breaks Canny leaves in anti-aliased corners.
+    pub join_gap: u32,
+    /// The paper's noise rule: a box smaller than this fraction of the screen area is a
+    /// "misrecognised subtle area" and dropped. The paper takes the rule from Chen et al.
+    /// and Yu et al. without printing the value; ours is tuned on the training apps of
+    /// `cargo xtask vision-data` (see `docs/vision.md`).
+    pub min_area_ratio: f64,
+    /// Boxes whose shorter side is at most this many pixels are rules and separators,
+    /// not widgets.
+    pub max_line_thickness: u32,
+    /// Boxes covering more than this fraction of the screen are the page frame.
+    pub max_area_ratio: f64,
+    /// Two boxes overlapping at least this much (IoU) are one widget seen twice (the outer
+    /// and inner edge of a border); the larger is kept.
+    pub duplicate_iou: f64,
+    /// Components at most this tall may be glyphs and are grouped into text lines.
+    pub max_glyph_height: u32,
+    /// Glyphs join a line when the horizontal gap is at most this times the taller
+    /// glyph's height (word spaces are about 0.3 em; column gaps are wider).
+    pub word_gap: f32,
+    /// Lines join a text block when the vertical gap is at most this times the line
+    /// height and they overlap horizontally.
+    pub line_gap: f32,
+    /// A box containing at least this many other boxes, or taller than
+    /// `block_min_height_ratio` of the screen, is a layout block (a panel, a card grid),
+    /// not a widget, and is dropped.
+    pub block_min_children: usize,
+    pub block_min_height_ratio: f64,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        Self::web()
+    }
+}
+
+impl ExtractConfig {
+    /// Desktop web pages at device scale 1 (1280x800 and similar).
+    pub fn web() -> Self {
+        Self {
+            canny: CannyConfig::default(),
+            join_gap: 1,
+            min_area_ratio: 0.00003,
+            max_line_thickness: 2,
+            max_area_ratio: 0.8,
+            duplicate_iou: 0.85,
+            max_glyph_height: 28,
+            word_gap: 0.6,
+            line_gap: 0.45,
+            block_min_children: 6,
+            block_min_height_ratio: 0.4,
+        }
+    }
+
+    /// Phone screens in CSS-pixel terms (412x915 at scale 1); use [`Self::scaled`] for
+    /// the device pixel ratio of real phones (2.625 on a Pixel 7).
+    pub fn mobile() -> Self {
+        Self {
+            min_area_ratio: 0.00008,
+            block_min_height_ratio: 0.3,
+            ..Self::web()
+        }
+    }
+
+    /// The same rules for a screenshot with `scale` device pixels per CSS pixel.
+    pub fn scaled(&self, scale: f32) -> Self {
+        let s = scale.max(0.1);
+        let px = |v: u32| ((v as f32 * s).round() as u32).max(v.min(1));
+        Self {
+            join_gap: px(self.join_gap),
+            max_line_thickness: px(self.max_line_thickness),
+            max_glyph_height: px(self.max_glyph_height),
+            ..self.clone()
+        }
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<()> {
+        self.canny.validate()?;
+        let ratio = |field: &'static str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(Error::Config {
+                    field,
+                    message: format!("{v} is not a fraction in [0, 1]"),
+                })
+            }
+        };
+        ratio("min_area_ratio", self.min_area_ratio)?;
+        ratio("max_area_ratio", self.max_area_ratio)?;
+        ratio("duplicate_iou", self.duplicate_iou)?;
+        ratio("block_min_height_ratio", self.block_min_height_ratio)?;
+        if self.min_area_ratio >= self.max_area_ratio {
+            return Err(Error::Config {
+                field: "min_area_ratio",
+                message: format!(
+                    "{} is not below max_area_ratio {}",
+                    self.min_area_ratio, self.max_area_ratio
+                ),
+            });
+        }
+        for (field, v) in [("word_gap", self.word_gap), ("line_gap", self.line_gap)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::Config {
+                    field,
+                    message: format!("{v} is not a non-negative number"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What made a box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoxOrigin {
+    /// A closed edge component: a bordered or filled control, an image, an icon.
+    Edges,
+    /// Glyph components grouped into a line or block of text.
+    Text,
+    /// A text region from the OCR detector.
+    TextRegion,
+}
+
+/// A widget box found on a screen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DetectedBox {
+    pub rect: Rect,
+    pub origin: BoxOrigin,
+}
+
+impl DetectedBox {
+    pub fn is_text(&self) -> bool {
+        self.origin != BoxOrigin::Edges
+    }
+}
+
+/// Widget boxes of a screenshot, with the thresholds scaled to its device scale.
+pub fn extract_screenshot(shot: &Screenshot, config: &ExtractConfig) -> Result<Vec<DetectedBox>> {
+    extract_widgets(shot.pixels(), &config.scaled(shot.scale))
+}
+
+/// Widget boxes of an RGB image, sorted top to bottom, then left to right.
+pub fn extract_widgets(image: &RgbImage, config: &ExtractConfig) -> Result<Vec<DetectedBox>> {
+    if image.width() == 0 || image.height() == 0 {
+        return Err(Error::image(
+            format!("{}x{}", image.width(), image.height()),
+            "cannot find widgets in an empty image",
+        ));
+    }
+    config.validate()?;
+    let edges = canny(&to_gray(image), &config.canny)?;
+    Ok(boxes_from_edges(&edges, config))
+}
+
+/// The box rules applied to an edge map (non-zero = edge). Split out so that callers with
+/// their own edge detector, and the tests, can use the same rules.
+pub fn boxes_from_edges(edges: &GrayImage, config: &ExtractConfig) -> Vec<DetectedBox> {
+    let (w, h) = edges.dimensions();
+    let screen_area = w as f64 * h as f64;
+    let components = connected_components(edges, config.join_gap);
+
+    // Thin rules and the page frame go first: they would otherwise swallow or contain
+    // everything.
+    let comps: Vec<Component> = components
+        .into_iter()
+        .filter(|c| {
+            let r = c.rect;
+            let thin = r.width.min(r.height) <= config.max_line_thickness
+                && r.width.max(r.height) > 4 * config.max_line_thickness.max(1);
+            !thin && (r.area() as f64) <= config.max_area_ratio * screen_area
+        })
+        .collect();
+
+    // Glyph candidates: short, not very wide components that are not rectangular outlines.
+    // (A bold "o" has separate outer and inner contours; both are glyph parts.)
+    let mut glyphs = Vec::new();
+    let mut shapes = Vec::new();
+    for c in &comps {
+        let r = c.rect;
+        let glyph_sized =
+            r.height <= config.max_glyph_height && r.width <= 3 * config.max_glyph_height;
+        if glyph_sized && !is_outline(edges, c) {
+            glyphs.push(r);
+        } else {
+            shapes.push(r);
+        }
+    }
+    // Shapes first lose their duplicates (outer/inner edge of one border).
+    let shapes = dedupe(shapes, config.duplicate_iou);
+    let lines = group_lines(&glyphs, config.word_gap);
+    let blocks = group_blocks(lines, &shapes, config.line_gap);
+
+    let min_area = config.min_area_ratio * screen_area;
+    let block_h = config.block_min_height_ratio * h as f64;
+    let mut out: Vec<DetectedBox> = Vec::new();
+    // A shape holding only text is a control with a label (a button): the text is part of
+    // it. A shape holding many boxes, or very tall, is a layout block.
+    let mut absorbed = vec![false; blocks.len()];
+    for s in &shapes {
+        let inner_shapes = shapes
+            .iter()
+            .filter(|o| *o != s && inside(o, s, 0.9))
+            .count();
+        let inner_text: Vec<usize> = (0..blocks.len())
+            .filter(|&j| inside(&blocks[j], s, 0.9))
+            .collect();
+        if inner_shapes + inner_text.len() >= config.block_min_children
+            || s.height as f64 > block_h
+        {
+            continue;
+        }
+        if inner_shapes == 0 {
+            for j in inner_text {
+                absorbed[j] = true;
+            }
+        }
+        if (s.area() as f64) < min_area {
+            continue;
+        }
+        out.push(DetectedBox {
+            rect: *s,
+            origin: BoxOrigin::Edges,
+        });
+    }
+    for (j, b) in blocks.iter().enumerate() {
+        if absorbed[j] || (b.area() as f64) < min_area {
+            continue;
+        }
+        out.push(DetectedBox {
+            rect: *b,
+            origin: BoxOrigin::Text,
+        });
+    }
+    // A shape mostly inside a text block is a glyph that looked like a box ("o", "D").
+    let text_rects: Vec<Rect> = out.iter().filter(|d| d.is_text()).map(|d| d.rect).collect();
+    out.retain(|d| d.is_text() || !text_rects.iter().any(|t| inside(&d.rect, t, 0.8)));
+    out.sort_by_key(|d| (d.rect.y, d.rect.x, d.rect.width, d.rect.height));
+    out
+}
+
+/// Replaces edge-grouped text with detected text regions, following UIED's merge: a
+/// non-text box mostly inside a text region is part of the text and dropped; a text region
+/// inside a box that holds no other box is the box's label and attached to it (dropped);
+/// other text regions become text boxes.
+pub fn merge_text_regions(boxes: &[DetectedBox], text: &[Rect]) -> Vec<DetectedBox> {
+    let shapes: Vec<Rect> = boxes
+        .iter()
+        .filter(|b| !b.is_text())
+        .map(|b| b.rect)
+        .filter(|r| !text.iter().any(|t| inside(r, t, 0.8)))
+        .collect();
+    let mut out: Vec<DetectedBox> = shapes
+        .iter()
+        .map(|&rect| DetectedBox {
+            rect,
+            origin: BoxOrigin::Edges,
+        })
+        .collect();
+    for t in text {
+        let label_of = shapes.iter().any(|s| {
+            inside(t, s, 0.9)
+                && !shapes
+                    .iter()
+                    .any(|o| o != s && inside(o, s, 0.9) && o.intersection(t).is_none())
+        });
+        if !label_of {
+            out.push(DetectedBox {
+                rect: *t,
+                origin: BoxOrigin::TextRegion,
+            });
+        }
+    }
+    out.sort_by_key(|d| (d.rect.y, d.rect.x, d.rect.width, d.rect.height));
+    out
+}
+
+/// Whether at least `fraction` of `a`'s area lies inside `b`.
+fn inside(a: &Rect, b: &Rect, fraction: f64) -> bool {
+    let area = a.area();
+    area > 0
+        && a.intersection(b)
+            .is_some_and(|i| i.area() as f64 >= fraction * area as f64)
+}
+
+/// A closed rectangular outline: most of its edge pixels lie in a band along its box
+/// border and the band is mostly filled. Checkboxes and empty inputs look like this;
+/// glyphs do not.
+fn is_outline(edges: &GrayImage, c: &Component) -> bool {
+    let r = c.rect;
+    if r.width < 10 || r.height < 10 {
+        return false;
+    }
+    let band = 3u32;
+    let w = edges.width() as usize;
+    let raw = edges.as_raw();
+    let mut on_band = 0u32;
+    let mut band_rows_hit = 0u32;
+    for dy in 0..r.height {
+        let y = r.y as u32 + dy;
+        let row = &raw[y as usize * w + r.x as usize..y as usize * w + r.right() as usize];
+        let edge_row = dy < band || dy >= r.height - band;
+        if edge_row {
+            let hits = row.iter().filter(|&&p| p != 0).count() as u32;
+            on_band += hits;
+            band_rows_hit += u32::from(hits * 10 >= r.width * 7);
+        } else {
+            let left = row[..band as usize].iter().filter(|&&p| p != 0).count() as u32;
+            let right = row[(r.width - band) as usize..]
+                .iter()
+                .filter(|&&p| p != 0)
+                .count() as u32;
+            on_band += left + right;
+        }
+    }
+    on_band as f64 >= 0.85 * c.pixels as f64 && band_rows_hit >= 2
+}
+
+/// Drops boxes that repeat a larger box (IoU at least `min_iou`).
+fn dedupe(mut rects: Vec<Rect>, min_iou: f64) -> Vec<Rect> {
+    rects.sort_by_key(|r| std::cmp::Reverse(r.area()));
+    let mut kept: Vec<Rect> = Vec::with_capacity(rects.len());
+    for r in rects {
+        if !kept.iter().any(|k| k.iou(&r) >= min_iou) {
+            kept.push(r);
+        }
+    }
+    kept
+}
+
+/// Groups glyph boxes into text lines: same row band, horizontal gap within `word_gap`
+/// times the taller glyph.
+fn group_lines(glyphs: &[Rect], word_gap: f32) -> Vec<Rect> {
+    let mut order: Vec<usize> = (0..glyphs.len()).collect();
+    order.sort_by_key(|&i| glyphs[i].x);
+    let mut parent: Vec<usize> = (0..glyphs.len()).collect();
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let max_h = glyphs.iter().map(|g| g.height).max().unwrap_or(0) as f32;
+    let reach = (max_h * word_gap).ceil() as i32;
+    for (pos, &i) in order.iter().enumerate() {
+        let a = glyphs[i];
+        for &j in &order[pos + 1..] {
+            let b = glyphs[j];
+            if b.x > a.right() + reach {
+                break;
+            }
+            let gap = (b.x - a.right()).max(0) as f32;
+            let tall = a.height.max(b.height) as f32;
+            let y_overlap = (a.bottom().min(b.bottom()) - a.y.max(b.y)) as f32;
+            let short = a.height.min(b.height) as f32;
+            if gap <= word_gap * tall && y_overlap >= 0.5 * short && short >= 0.2 * tall {
+                let (ra, rb) = (root(&mut parent, i), root(&mut parent, j));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let mut lines: Vec<Option<Rect>> = vec![None; glyphs.len()];
+    for i in 0..glyphs.len() {
+        let r = root(&mut parent, i);
+        lines[r] = Some(match lines[r] {
+            Some(l) => l.union(&glyphs[i]),
+            None => glyphs[i],
+        });
+    }
+    // Punctuation and accents that joined nothing stay as their own tiny boxes; the
+    // area rule removes them later.
+    lines.into_iter().flatten().collect()
+}
+
+/// Stacks text lines into blocks (paragraphs) when they are close vertically, overlap
+/// horizontally and sit in the same innermost shape.
+fn group_blocks(mut lines: Vec<Rect>, shapes: &[Rect], line_gap: f32) -> Vec<Rect> {
+    lines.sort_by_key(|l| (l.y, l.x));
+    let container = |r: &Rect| -> Option<Rect> {
+        shapes
+            .iter()
+            .filter(|s| inside(r, s, 0.9))
+            .min_by_key(|s| s.area())
+            .copied()
+    };
+    let mut blocks: Vec<(Rect, u32, Option<Rect>)> = Vec::new(); // box, line height, container
+    for l in lines {
+        let c = container(&l);
+        let joined = blocks.iter_mut().rev().take(8).find(|(b, lh, bc)| {
+            let gap = (l.y - b.bottom()) as f32;
+            let h = (*lh).max(l.height) as f32;
+            let x_overlap = l.right().min(b.right()) - l.x.max(b.x);
+            let similar = (l.height as f32) <= 1.5 * *lh as f32 && (*lh as f32) <= 1.5 * l.height as f32;
+            gap >= -1.0 && gap <= line_gap * h && x_overlap > 0 && similar && *bc == c
+        });
+        match joined {
+            Some((b, _, _)) => *b = b.union(&l),
+            None => blocks.push((l, l.height, c)),
+        }
+    }
+    blocks.into_iter().map(|(b, _, _)| b).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    fn fill(img: &mut RgbImage, r: Rect, c: [u8; 3]) {
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right() {
+                img.put_pixel(x as u32, y as u32, Rgb(c));
+            }
+        }
+    }
+
+    #[test]
+    fn empty_image_is_an_error() {
+        let err = extract_widgets(&RgbImage::new(0, 10), &ExtractConfig::web()).unwrap_err();
+        assert!(err.to_string().contains("0x10"), "{err}");
+    }
+
+    #[test]
+    fn bad_config_is_an_error() {
+        let cfg = ExtractConfig {
+            min_area_ratio: 2.0,
+            ..ExtractConfig::web()
+        };
+        let err = extract_widgets(&RgbImage::new(10, 10), &cfg).unwrap_err();
+        assert!(err.to_string().contains("min_area_ratio"), "{err}");
+    }
+
+    #[test]
+    fn filled_buttons_are_found_and_their_labels_absorbed() {
+        let mut img = RgbImage::from_pixel(400, 300, Rgb([255, 255, 255]));
+        let a = Rect::new(40, 40, 120, 40);
+        let b = Rect::new(200, 40, 120, 40);
+        fill(&mut img, a, [31, 95, 209]);
+        fill(&mut img, b, [200, 60, 20]);
+        // "Label" glyph stripes inside the first button.
+        for k in 0..4 {
+            fill(&mut img, Rect::new(70 + k * 12, 54, 6, 12), [255, 255, 255]);
+        }
+        // A thin separator line.
+        fill(&mut img, Rect::new(0, 150, 400, 1), [180, 180, 180]);
+        let found = extract_widgets(&img, &ExtractConfig::web()).unwrap();
+        let rects: Vec<Rect> = found.iter().map(|d| d.rect).collect();
+        for want in [a, b] {
+            assert!(
+                rects.iter().any(|r| r.iou(&want) >= 0.8),
+                "{want:?} not in {rects:?}"
+            );
+        }
+        assert_eq!(found.len(), 2, "{found:?}");
+    }
+
+    #[test]
+    fn glyph_rows_become_one_text_line() {
+        let mut img = RgbImage::from_pixel(300, 100, Rgb([255, 255, 255]));
+        for k in 0..8 {
+            fill(&mut img, Rect::new(20 + k * 10, 30, 6, 10), [0, 0, 0]);
+        }
+        let found = extract_widgets(&img, &ExtractConfig::web()).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].is_text());
+        assert!(found[0].rect.iou(&Rect::new(20, 30, 76, 10)) > 0.7, "{found:?}");
+    }
+
+    #[test]
+    fn merge_prefers_ocr_text_and_attaches_labels() {
+        let button = DetectedBox {
+            rect: Rect::new(0, 0, 100, 40),
+            origin: BoxOrigin::Edges,
+        };
+        let glyph = DetectedBox {
+            rect: Rect::new(210, 12, 10, 14),
+            origin: BoxOrigin::Edges,
+        };
+        let line = DetectedBox {
+            rect: Rect::new(200, 10, 60, 18),
+            origin: BoxOrigin::Text,
+        };
+        let text = [Rect::new(20, 10, 60, 20), Rect::new(200, 10, 80, 20)];
+        let out = merge_text_regions(&[button, glyph, line], &text);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0], button);
+        assert_eq!(out[1].rect, text[1]);
+        assert_eq!(out[1].origin, BoxOrigin::TextRegion);
+    }
+}

@@ -1,0 +1,51 @@
+//! The microscopic half of the PIRLTest page state (Section 3.1.1): from a screenshot alone,
+//! find the widgets (Canny edges, connected boxes, noise filtering), tell their kinds
+//! (14 classes), and embed each one (image, location, kind).
+//!
+//! Pure functions of pixels: this crate never touches a device.
+
+mod classify;
+#[cfg(feature = "cnn")]
+mod cnn;
+mod components;
+#[cfg(feature = "cnn")]
+mod embed;
+pub mod dataset;
+mod edges;
+mod error;
+pub mod eval;
+mod extract;
+mod ink;
+#[cfg(feature = "ocr")]
+mod ocr;
+#[cfg(feature = "onnx")]
+mod onnx;
+#[cfg(feature = "cnn")]
+mod vision;
+
+pub use classify::WidgetClassifier;
+#[cfg(feature = "cnn")]
+pub use cnn::{
+    CnnClassifier, CnnInput, CnnOutput, CnnSample, CnnTrainConfig, CnnTrainReport, WidgetCnn,
+    WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, shipped_model_path,
+    train_widget_cnn,
+};
+pub use components::{Component, connected_components};
+#[cfg(feature = "cnn")]
+pub use embed::{EmbedConfig, Embedder, LocationFeature, WidgetEmbedder, location_mask};
+pub use extract::{
+    BoxOrigin, DetectedBox, ExtractConfig, boxes_from_edges, extract_screenshot, extract_widgets,
+    merge_text_regions,
+};
+pub use edges::{CannyConfig, canny, synthetic_gui_screen, to_gray};
+pub use error::{Error, Result};
+pub use ink::tighten_to_ink;
+#[cfg(feature = "ocr")]
+pub use ocr::{TextDetector, TextDetectorConfig, TextRecognizer, TextRecognizerConfig, TextRegion};
+#[cfg(feature = "onnx")]
+pub use onnx::{
+    ChannelOrder, ONNX_RUNTIME_FILE, OnnxClassifier, OnnxClassifierConfig, init_onnx_runtime,
+    init_onnx_runtime_from, models_dir, onnx_runtime_path,
+};
+#[cfg(feature = "cnn")]
+pub use vision::{ScreenVision, Vision, VisionConfig};

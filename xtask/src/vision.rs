@@ -1,0 +1,477 @@
+//! `cargo xtask vision <eval | train-cnn | location | bench>`: detection quality against
+//! the DOM ground truth, widget-kind CNN training and accuracy, location-feature
+//! comparison, and whole-screen timing. Reads the data set of `cargo xtask vision-data`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use gui_core::{Rect, Screenshot, Widget, WidgetKind};
+use gui_vision::dataset::{DatasetEntry, Split, load_dataset, split_of};
+use gui_vision::eval::{DetectionScore, PAPER_IOU, match_boxes};
+use gui_vision::{
+    CnnSample, CnnTrainConfig, EmbedConfig, Embedder, ExtractConfig, LocationFeature, Vision,
+    VisionConfig, WidgetCnn, WidgetCnnConfig, WidgetEmbedder, evaluate_cnn, extract_screenshot,
+    prepare_crop, shipped_model_path, train_widget_cnn,
+};
+use rand::{Rng, SeedableRng};
+
+const USAGE: &str = "usage: cargo xtask vision <eval | train-cnn | location | bench> [--data DIR]
+  eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
+  train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
+             [--epochs N] [--feature-dim D] [--seed S] [--out PATH]
+  location   compare the CNN location feature with the exact mask feature
+  bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
+
+pub fn run(rest: &[String]) -> Result<()> {
+    if cfg!(debug_assertions) {
+        // Training and timing in an unoptimised build are slow and meaningless.
+        let mut args = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "vision"];
+        args.extend(rest.iter().map(String::as_str));
+        return crate::run(crate::cargo().args(&args));
+    }
+    let Some(sub) = rest.first() else {
+        bail!("{USAGE}")
+    };
+    let flags = Flags::parse(&rest[1..])?;
+    match sub.as_str() {
+        "eval" => eval(&flags),
+        "train-cnn" => train_cnn(&flags),
+        "location" => location(&flags),
+        "bench" => bench(&flags),
+        other => bail!("unknown `vision {other}`\n{USAGE}"),
+    }
+}
+
+struct Flags {
+    data: PathBuf,
+    epochs: Option<usize>,
+    feature_dim: Option<usize>,
+    seed: u64,
+    out: Option<PathBuf>,
+    annotate: Option<PathBuf>,
+}
+
+impl Flags {
+    fn parse(args: &[String]) -> Result<Self> {
+        let mut f = Flags {
+            data: crate::root().join("target/vision-data"),
+            epochs: None,
+            feature_dim: None,
+            seed: 1,
+            out: None,
+            annotate: None,
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value = || {
+                it.next()
+                    .with_context(|| format!("{a} needs a value\n{USAGE}"))
+            };
+            match a.as_str() {
+                "--data" => f.data = PathBuf::from(value()?),
+                "--epochs" => f.epochs = Some(value()?.parse().context("--epochs")?),
+                "--feature-dim" => f.feature_dim = Some(value()?.parse().context("--feature-dim")?),
+                "--seed" => f.seed = value()?.parse().context("--seed")?,
+                "--out" => f.out = Some(PathBuf::from(value()?)),
+                "--annotate" => f.annotate = Some(PathBuf::from(value()?)),
+                other => bail!("unknown flag {other}\n{USAGE}"),
+            }
+        }
+        Ok(f)
+    }
+}
+
+fn dataset(dir: &Path) -> Result<Vec<DatasetEntry>> {
+    if !dir.is_dir() {
+        bail!(
+            "no data set at {} — run `cargo xtask vision-data` first",
+            dir.display()
+        );
+    }
+    let entries = load_dataset(dir)?;
+    if entries.is_empty() {
+        bail!("{} holds no label files", dir.display());
+    }
+    Ok(entries)
+}
+
+fn screenshot(e: &DatasetEntry) -> Result<Screenshot> {
+    let mut shot = Screenshot::load(&e.screenshot_path)
+        .with_context(|| format!("screenshot {}", e.screenshot_path.display()))?;
+    shot.scale = e.labels.scale;
+    Ok(shot)
+}
+
+/// The extraction preset for a labelled screen's viewport.
+pub fn preset(viewport: &str) -> ExtractConfig {
+    if viewport == "mobile" {
+        ExtractConfig::mobile()
+    } else {
+        ExtractConfig::web()
+    }
+}
+
+fn eval(flags: &Flags) -> Result<()> {
+    let entries = dataset(&flags.data)?;
+    let mut per: BTreeMap<(String, String), DetectionScore> = BTreeMap::new();
+    let mut by_split: BTreeMap<&'static str, DetectionScore> = BTreeMap::new();
+    let mut missed: BTreeMap<WidgetKind, (usize, usize)> = BTreeMap::new();
+    let mut offsets: [Vec<i32>; 4] = Default::default();
+    for e in &entries {
+        let shot = screenshot(e)?;
+        let found = extract_screenshot(&shot, &preset(&e.labels.viewport))?;
+        let detected: Vec<Rect> = found.iter().map(|d| d.rect).collect();
+        let truth: Vec<Rect> = e
+            .labels
+            .widgets
+            .iter()
+            .filter_map(|w| gui_vision::tighten_to_ink(shot.pixels(), w.rect))
+            .collect();
+        let m = match_boxes(&detected, &truth, PAPER_IOU);
+        let mut hit = vec![false; truth.len()];
+        for &(_, j, _) in &m.pairs {
+            hit[j] = true;
+        }
+        for (w, h) in e.labels.widgets.iter().zip(&hit) {
+            // (Kinds are only approximately aligned when tightening dropped a box.)
+            let slot = missed.entry(w.kind).or_default();
+            slot.1 += 1;
+            slot.0 += usize::from(!h);
+        }
+        // Systematic offsets between detected and true edges, on loosely matched pairs.
+        for &(i, j, _) in &match_boxes(&detected, &truth, 0.5).pairs {
+            let (d, t) = (detected[i], truth[j]);
+            offsets[0].push(d.x - t.x);
+            offsets[1].push(d.y - t.y);
+            offsets[2].push(d.right() - t.right());
+            offsets[3].push(d.bottom() - t.bottom());
+        }
+        if let Some(dir) = &flags.annotate {
+            annotate(dir, e, &shot, &detected, &truth, &m)?;
+        }
+        per.entry((e.labels.app.clone(), e.labels.viewport.clone()))
+            .or_default()
+            .add(&m);
+        let split = match split_of(&e.labels.app) {
+            Split::Train => "train apps",
+            Split::Test => "test apps (held out)",
+        };
+        by_split.entry(split).or_default().add(&m);
+    }
+    println!("widget extraction vs DOM ground truth, IoU >= {PAPER_IOU} (paper: P 0.9473 R 0.9909)");
+    println!("{:<22} {:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}", "app", "viewport", "TP", "FP", "FN", "P", "R", "F");
+    let row = |name: &str, vp: &str, s: &DetectionScore| {
+        println!(
+            "{name:<22} {vp:<8} {:>6} {:>6} {:>6} {:>6.3} {:>6.3} {:>6.3}",
+            s.true_positives,
+            s.false_positives,
+            s.false_negatives,
+            s.precision(),
+            s.recall(),
+            s.f_measure()
+        );
+    };
+    for ((app, vp), s) in &per {
+        row(app, vp, s);
+    }
+    for (split, s) in &by_split {
+        row(split, "all", s);
+    }
+    let median = |v: &mut Vec<i32>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    let pairs = offsets[0].len();
+    let [l, t, r, b] = offsets.each_mut().map(median);
+    println!(
+        "\nmedian edge offset detected - truth over {pairs} pairs with IoU >= 0.5: left {l:+} top {t:+} right {r:+} bottom {b:+} px"
+    );
+    println!("\nmissed ground-truth boxes by kind:");
+    for (k, (miss, total)) in &missed {
+        println!("  {k:?}: {miss}/{total}");
+    }
+    let json = serde_json::json!({
+        "iou": PAPER_IOU,
+        "per_app": per.iter().map(|((a, v), s)| serde_json::json!({
+            "app": a, "viewport": v, "tp": s.true_positives, "fp": s.false_positives,
+            "fn": s.false_negatives, "precision": s.precision(), "recall": s.recall(),
+            "f": s.f_measure()})).collect::<Vec<_>>(),
+        "per_split": by_split.iter().map(|(k, s)| serde_json::json!({
+            "split": k, "precision": s.precision(), "recall": s.recall(), "f": s.f_measure()}))
+            .collect::<Vec<_>>(),
+    });
+    let out = crate::root().join("target/vision-eval.json");
+    std::fs::write(&out, serde_json::to_vec_pretty(&json)?)?;
+    println!("\nwrote {}", out.display());
+    Ok(())
+}
+
+/// Writes the screen with ground truth (green: matched, red: missed) and detections
+/// (blue: matched, magenta: false positive) drawn in.
+fn annotate(
+    dir: &Path,
+    e: &DatasetEntry,
+    shot: &Screenshot,
+    detected: &[Rect],
+    truth: &[Rect],
+    m: &gui_vision::eval::Matching,
+) -> Result<()> {
+    let mut img = shot.pixels().clone();
+    let mut hit_t = vec![false; truth.len()];
+    let mut hit_d = vec![false; detected.len()];
+    for &(i, j, _) in &m.pairs {
+        hit_d[i] = true;
+        hit_t[j] = true;
+    }
+    for (r, h) in truth.iter().zip(&hit_t) {
+        outline(&mut img, *r, if *h { [0, 170, 0] } else { [230, 0, 0] }, 0);
+    }
+    for (r, h) in detected.iter().zip(&hit_d) {
+        outline(&mut img, *r, if *h { [0, 60, 255] } else { [220, 0, 220] }, 1);
+    }
+    std::fs::create_dir_all(dir)?;
+    let l = &e.labels;
+    let out = dir.join(format!("{}-{}-{}.png", l.app, l.viewport, l.page));
+    img.save(&out).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(())
+}
+
+fn outline(img: &mut image::RgbImage, r: Rect, c: [u8; 3], inset: i32) {
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    let mut put = |x: i32, y: i32| {
+        if (0..w).contains(&x) && (0..h).contains(&y) {
+            img.put_pixel(x as u32, y as u32, image::Rgb(c));
+        }
+    };
+    let (x0, y0, x1, y1) = (r.x + inset, r.y + inset, r.right() - 1 - inset, r.bottom() - 1 - inset);
+    for x in x0..=x1 {
+        put(x, y0);
+        put(x, y1);
+    }
+    for y in y0..=y1 {
+        put(x0, y);
+        put(x1, y);
+    }
+}
+
+/// Crops of ground-truth widgets. Training crops are also jittered (each side moved by up
+/// to 3 px) so the network does not depend on pixel-exact boxes from the detector.
+fn samples(
+    entries: &[DatasetEntry],
+    split: Split,
+    side: usize,
+    jitter: usize,
+    rng: &mut impl Rng,
+) -> Result<Vec<CnnSample>> {
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| split_of(&e.labels.app) == split) {
+        let shot = screenshot(e)?;
+        for w in &e.labels.widgets {
+            out.push(CnnSample {
+                input: prepare_crop(shot.pixels(), w.rect, side)?,
+                kind: w.kind,
+            });
+            for _ in 0..jitter {
+                let mut d = || rng.random_range(-3i32..=3);
+                let (dx0, dy0, dx1, dy1) = (d(), d(), d(), d());
+                let r = w.rect;
+                let width = (r.width as i32 + dx1 - dx0).max(2) as u32;
+                let height = (r.height as i32 + dy1 - dy0).max(2) as u32;
+                let j = Rect::new(r.x + dx0, r.y + dy0, width, height);
+                if let Ok(input) = prepare_crop(shot.pixels(), j, side) {
+                    out.push(CnnSample { input, kind: w.kind });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn train_cnn(flags: &Flags) -> Result<()> {
+    let entries = dataset(&flags.data)?;
+    let mut cfg = WidgetCnnConfig::default();
+    if let Some(d) = flags.feature_dim {
+        cfg.feature_dim = d;
+    }
+    let mut train_cfg = CnnTrainConfig {
+        seed: flags.seed,
+        ..CnnTrainConfig::default()
+    };
+    if let Some(e) = flags.epochs {
+        train_cfg.epochs = e;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
+    let train = samples(&entries, Split::Train, cfg.input, 3, &mut rng)?;
+    let test = samples(&entries, Split::Test, cfg.input, 0, &mut rng)?;
+    println!(
+        "widget CNN: {} training crops (with jitter), {} held-out crops; config {cfg:?}",
+        train.len(),
+        test.len()
+    );
+    let mut cnn = WidgetCnn::new(cfg, flags.seed)?;
+    let start = Instant::now();
+    train_widget_cnn(&mut cnn, &train, &train_cfg, |epoch, loss| {
+        println!("  epoch {epoch:>3}  loss {loss:.4}  ({:.0} s)", start.elapsed().as_secs_f64());
+    })?;
+    let (train_acc, _) = evaluate_cnn(&cnn, &train)?;
+    let (test_acc, confusion) = evaluate_cnn(&cnn, &test)?;
+    println!("accuracy: train {train_acc:.4}, held-out apps {test_acc:.4} (paper: 0.8998)");
+    print_confusion(&confusion);
+    cnn.set_notes(format!(
+        "trained by `cargo xtask vision train-cnn --seed {}` on {} crops of the train apps; \
+         held-out accuracy {test_acc:.4}; {train_cfg:?}",
+        flags.seed,
+        train.len()
+    ));
+    let out = flags.out.clone().unwrap_or_else(shipped_model_path);
+    cnn.save(&out)?;
+    println!("wrote {} ({} parameters)", out.display(), cnn.parameter_count());
+    Ok(())
+}
+
+fn print_confusion(c: &[[usize; WidgetKind::COUNT]; WidgetKind::COUNT]) {
+    println!("confusion (rows truth, columns predicted), held-out apps:");
+    let short = |k: WidgetKind| format!("{k:?}").chars().take(5).collect::<String>();
+    print!("{:>12}", "");
+    for k in WidgetKind::ALL {
+        print!(" {:>5}", short(k));
+    }
+    println!();
+    for (i, row) in c.iter().enumerate() {
+        if row.iter().sum::<usize>() == 0 {
+            continue;
+        }
+        print!("{:>12}", format!("{:?}", WidgetKind::ALL[i]));
+        for v in row {
+            print!(" {v:>5}");
+        }
+        println!();
+    }
+}
+
+fn load_cnn() -> Result<Arc<WidgetCnn>> {
+    Ok(Arc::new(WidgetCnn::shipped().context(
+        "the widget CNN is not trained yet: run `cargo xtask vision train-cnn`",
+    )?))
+}
+
+/// How well distances between location vectors follow how far apart boxes are: Spearman
+/// correlation of the vector distance with (1 − IoU) + normalised centre distance, over
+/// all widget pairs of each held-out screen; plus time per screen.
+fn location(flags: &Flags) -> Result<()> {
+    let entries = dataset(&flags.data)?;
+    let cnn = load_cnn()?;
+    let variants = [
+        ("cnn (paper)", LocationFeature::Cnn),
+        ("mask 8x8", LocationFeature::Mask { grid: 8 }),
+        ("mask 16x16", LocationFeature::Mask { grid: 16 }),
+        ("mask 32x32", LocationFeature::Mask { grid: 32 }),
+    ];
+    println!("{:<14} {:>6} {:>10} {:>14}", "location", "dims", "spearman", "ms per screen");
+    for (name, loc) in variants {
+        let emb = WidgetEmbedder::new(
+            cnn.clone(),
+            EmbedConfig {
+                location: loc,
+                kind_one_hot: false,
+            },
+        )?;
+        let image_dim = cnn.config().feature_dim;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let mut time = 0.0;
+        let mut screens = 0;
+        for e in entries.iter().filter(|e| split_of(&e.labels.app) == Split::Test) {
+            let widgets: Vec<Widget> = e
+                .labels
+                .widgets
+                .iter()
+                .map(|w| Widget::new(w.rect, w.kind, 1.0))
+                .collect();
+            let zeros = vec![vec![0f32; image_dim]; widgets.len()];
+            let t = Instant::now();
+            let v = emb.embed_with_features((e.labels.width, e.labels.height), &widgets, &zeros)?;
+            time += t.elapsed().as_secs_f64();
+            screens += 1;
+            let diag = ((e.labels.width as f64).powi(2) + (e.labels.height as f64).powi(2)).sqrt();
+            for i in 0..widgets.len() {
+                for j in i + 1..widgets.len() {
+                    let (a, b) = (widgets[i].rect, widgets[j].rect);
+                    let (ca, cb) = (a.center(), b.center());
+                    let centre = (((ca.x - cb.x) as f64).powi(2) + ((ca.y - cb.y) as f64).powi(2))
+                        .sqrt()
+                        / diag;
+                    y.push(1.0 - a.iou(&b) + centre);
+                    let d: f64 = v[i][image_dim..]
+                        .iter()
+                        .zip(&v[j][image_dim..])
+                        .map(|(p, q)| ((p - q) as f64).powi(2))
+                        .sum::<f64>()
+                        .sqrt();
+                    x.push(d);
+                }
+            }
+        }
+        println!(
+            "{name:<14} {:>6} {:>10.3} {:>14.3}",
+            emb.dim() - image_dim,
+            gui_layout::spearman(&x, &y),
+            1000.0 * time / screens.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// Median whole-screen time in a one-thread pool, on the data set's desktop and mobile
+/// screens.
+fn bench(flags: &Flags) -> Result<()> {
+    let entries = dataset(&flags.data)?;
+    let cnn = load_cnn()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    for (label, viewport) in [("1280x800 desktop", "desktop"), ("412x915 mobile", "mobile")] {
+        let shots: Vec<Screenshot> = entries
+            .iter()
+            .filter(|e| e.labels.viewport == viewport)
+            .map(screenshot)
+            .collect::<Result<_>>()?;
+        if shots.is_empty() {
+            continue;
+        }
+        for (name, embed) in [
+            ("mask location", EmbedConfig::default()),
+            ("cnn location (paper)", EmbedConfig::paper()),
+        ] {
+            let vision = Vision::new(
+                VisionConfig {
+                    extract: preset(viewport),
+                    embed,
+                },
+                cnn.clone(),
+            )?;
+            let mut times = Vec::new();
+            let mut widgets = 0;
+            pool.install(|| -> Result<()> {
+                for _ in 0..3 {
+                    for s in &shots {
+                        let t = Instant::now();
+                        let v = vision.analyse(s)?;
+                        times.push(t.elapsed().as_secs_f64() * 1000.0);
+                        widgets += v.widgets.len();
+                    }
+                }
+                Ok(())
+            })?;
+            times.sort_by(f64::total_cmp);
+            println!(
+                "{label:<18} {name:<22} median {:>6.2} ms  p90 {:>6.2} ms  ({:.0} widgets/screen, {} dims, 1 thread)",
+                times[times.len() / 2],
+                times[times.len() * 9 / 10],
+                widgets as f64 / times.len() as f64,
+                vision.embedding_dim()
+            );
+        }
+    }
+    Ok(())
+}
