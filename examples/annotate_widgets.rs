@@ -33,14 +33,22 @@ fn main() -> Result<()> {
     let mut shot = Screenshot::load(&input)?;
     shot.scale = scale;
     let config = VisionConfig {
-        extract: if mobile { ExtractConfig::mobile() } else { ExtractConfig::web() },
+        extract: if mobile {
+            ExtractConfig::mobile()
+        } else {
+            ExtractConfig::web()
+        },
         ..VisionConfig::default()
     };
     let vision = Vision::shipped(config)?;
     let seen = vision.analyse(&shot)?;
     let mut img = shot.pixels().clone();
     for (w, b) in seen.widgets.iter().zip(&seen.boxes) {
-        let colour = if b.is_text() { Rgb([240, 120, 0]) } else { Rgb([20, 90, 230]) };
+        let colour = if b.is_text() {
+            Rgb([240, 120, 0])
+        } else {
+            Rgb([20, 90, 230])
+        };
         outline(&mut img, w.rect, colour);
         println!(
             "{:>5} {:>5} {:>5}x{:<5} {:?} ({:.2})",

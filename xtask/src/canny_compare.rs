@@ -105,7 +105,9 @@ pub fn run(rest: &[String]) -> Result<()> {
     let cv_edges = dir.join("opencv-edges.png");
     for round in 0..options.rounds {
         eprintln!("round {}/{}", round + 1, options.rounds);
-        ours_1.push(median_ms(options.runs, || one.install(|| canny(&gray, &config)))?);
+        ours_1.push(median_ms(options.runs, || {
+            one.install(|| canny(&gray, &config))
+        })?);
         let (ms, e) = timed(options.runs, || canny(&gray, &config))?;
         ours_all.push(ms);
         edges = Some(e);
@@ -147,7 +149,9 @@ pub fn run(rest: &[String]) -> Result<()> {
         options
             .image
             .as_ref()
-            .map_or("synthetic GUI screenshot".to_owned(), |p| p.display().to_string()),
+            .map_or("synthetic GUI screenshot".to_owned(), |p| p
+                .display()
+                .to_string()),
         config.sigma,
         config.low,
         config.high,
@@ -165,7 +169,11 @@ pub fn run(rest: &[String]) -> Result<()> {
         let ratio = o / c;
         println!(
             "{label:<7} {o:>11.2}  {c:>11.2}  {ratio:>10.2}x  {}",
-            if ratio <= TARGET_RATIO { "met" } else { "NOT met" }
+            if ratio <= TARGET_RATIO {
+                "met"
+            } else {
+                "NOT met"
+            }
         );
     }
     let a = agreement(&ours, &theirs);

@@ -174,14 +174,16 @@ fn test() -> Result<()> {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--all-features",
         "--",
         "-D",
         "warnings",
     ]))?;
     let mut totals = (0, 0);
     for args in [
-        &["test", "--workspace", "--doc"][..],
-        &["test", "--workspace", "--all-targets"][..],
+        // Every feature on, so the ONNX and OCR backends are tested too.
+        &["test", "--workspace", "--all-features", "--doc"][..],
+        &["test", "--workspace", "--all-features", "--all-targets"][..],
     ] {
         let (passed, failed) = run_tests(cargo().args(args))?;
         totals = (totals.0 + passed, totals.1 + failed);

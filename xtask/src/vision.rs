@@ -20,8 +20,9 @@ use rand::{Rng, SeedableRng};
 
 const USAGE: &str = "usage: cargo xtask vision <eval | train-cnn | location | bench> [--data DIR]
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
+  tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
-             [--epochs N] [--feature-dim D] [--seed S] [--out PATH]
+             [--epochs N] [--lr L] [--feature-dim D] [--seed S] [--out PATH]
   location   compare the CNN location feature with the exact mask feature
   bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
 
@@ -38,6 +39,7 @@ pub fn run(rest: &[String]) -> Result<()> {
     let flags = Flags::parse(&rest[1..])?;
     match sub.as_str() {
         "eval" => eval(&flags),
+        "tune" => tune(&flags),
         "train-cnn" => train_cnn(&flags),
         "location" => location(&flags),
         "bench" => bench(&flags),
@@ -48,6 +50,7 @@ pub fn run(rest: &[String]) -> Result<()> {
 struct Flags {
     data: PathBuf,
     epochs: Option<usize>,
+    lr: Option<f64>,
     feature_dim: Option<usize>,
     seed: u64,
     out: Option<PathBuf>,
@@ -59,6 +62,7 @@ impl Flags {
         let mut f = Flags {
             data: crate::root().join("target/vision-data"),
             epochs: None,
+            lr: None,
             feature_dim: None,
             seed: 1,
             out: None,
@@ -73,6 +77,7 @@ impl Flags {
             match a.as_str() {
                 "--data" => f.data = PathBuf::from(value()?),
                 "--epochs" => f.epochs = Some(value()?.parse().context("--epochs")?),
+                "--lr" => f.lr = Some(value()?.parse().context("--lr")?),
                 "--feature-dim" => f.feature_dim = Some(value()?.parse().context("--feature-dim")?),
                 "--seed" => f.seed = value()?.parse().context("--seed")?,
                 "--out" => f.out = Some(PathBuf::from(value()?)),
@@ -124,20 +129,15 @@ fn eval(flags: &Flags) -> Result<()> {
         let shot = screenshot(e)?;
         let found = extract_screenshot(&shot, &preset(&e.labels.viewport))?;
         let detected: Vec<Rect> = found.iter().map(|d| d.rect).collect();
-        let truth: Vec<Rect> = e
-            .labels
-            .widgets
-            .iter()
-            .filter_map(|w| gui_vision::tighten_to_ink(shot.pixels(), w.rect))
-            .collect();
+        let labelled = truth_widgets(e, &shot);
+        let truth: Vec<Rect> = labelled.iter().map(|(r, _)| *r).collect();
         let m = match_boxes(&detected, &truth, PAPER_IOU);
         let mut hit = vec![false; truth.len()];
         for &(_, j, _) in &m.pairs {
             hit[j] = true;
         }
-        for (w, h) in e.labels.widgets.iter().zip(&hit) {
-            // (Kinds are only approximately aligned when tightening dropped a box.)
-            let slot = missed.entry(w.kind).or_default();
+        for ((_, kind), h) in labelled.iter().zip(&hit) {
+            let slot = missed.entry(*kind).or_default();
             slot.1 += 1;
             slot.0 += usize::from(!h);
         }
@@ -161,8 +161,13 @@ fn eval(flags: &Flags) -> Result<()> {
         };
         by_split.entry(split).or_default().add(&m);
     }
-    println!("widget extraction vs DOM ground truth, IoU >= {PAPER_IOU} (paper: P 0.9473 R 0.9909)");
-    println!("{:<22} {:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}", "app", "viewport", "TP", "FP", "FN", "P", "R", "F");
+    println!(
+        "widget extraction vs DOM ground truth, IoU >= {PAPER_IOU} (paper: P 0.9473 R 0.9909)"
+    );
+    println!(
+        "{:<22} {:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "app", "viewport", "TP", "FP", "FN", "P", "R", "F"
+    );
     let row = |name: &str, vp: &str, s: &DetectionScore| {
         println!(
             "{name:<22} {vp:<8} {:>6} {:>6} {:>6} {:>6.3} {:>6.3} {:>6.3}",
@@ -230,12 +235,18 @@ fn annotate(
         outline(&mut img, *r, if *h { [0, 170, 0] } else { [230, 0, 0] }, 0);
     }
     for (r, h) in detected.iter().zip(&hit_d) {
-        outline(&mut img, *r, if *h { [0, 60, 255] } else { [220, 0, 220] }, 1);
+        outline(
+            &mut img,
+            *r,
+            if *h { [0, 60, 255] } else { [220, 0, 220] },
+            1,
+        );
     }
     std::fs::create_dir_all(dir)?;
     let l = &e.labels;
     let out = dir.join(format!("{}-{}-{}.png", l.app, l.viewport, l.page));
-    img.save(&out).with_context(|| format!("cannot write {}", out.display()))?;
+    img.save(&out)
+        .with_context(|| format!("cannot write {}", out.display()))?;
     Ok(())
 }
 
@@ -246,7 +257,12 @@ fn outline(img: &mut image::RgbImage, r: Rect, c: [u8; 3], inset: i32) {
             img.put_pixel(x as u32, y as u32, image::Rgb(c));
         }
     };
-    let (x0, y0, x1, y1) = (r.x + inset, r.y + inset, r.right() - 1 - inset, r.bottom() - 1 - inset);
+    let (x0, y0, x1, y1) = (
+        r.x + inset,
+        r.y + inset,
+        r.right() - 1 - inset,
+        r.bottom() - 1 - inset,
+    );
     for x in x0..=x1 {
         put(x, y0);
         put(x, y1);
@@ -257,8 +273,134 @@ fn outline(img: &mut image::RgbImage, r: Rect, c: [u8; 3], inset: i32) {
     }
 }
 
+/// Ground truth of a labelled screen, tightened to what is visible (boxes showing nothing
+/// are dropped).
+fn truth_widgets(e: &DatasetEntry, shot: &Screenshot) -> Vec<(Rect, WidgetKind)> {
+    e.labels
+        .widgets
+        .iter()
+        .filter_map(|w| gui_vision::tighten_to_ink(shot.pixels(), w.rect).map(|r| (r, w.kind)))
+        .collect()
+}
+
+fn truth_boxes(e: &DatasetEntry, shot: &Screenshot) -> Vec<Rect> {
+    truth_widgets(e, shot).into_iter().map(|(r, _)| r).collect()
+}
+
+/// Grid search over the box rules on the train apps only; the edge maps are computed once
+/// per screen. Prints the best settings per viewport and their score on the held-out apps.
+fn tune(flags: &Flags) -> Result<()> {
+    use rayon::prelude::*;
+    let entries = dataset(&flags.data)?;
+    for viewport in ["desktop", "mobile"] {
+        let base = preset(viewport);
+        // (app, split, device scale, edge map, ground truth)
+        let screens: Vec<(String, Split, f32, image::GrayImage, Vec<Rect>)> = entries
+            .iter()
+            .filter(|e| e.labels.viewport == viewport)
+            .map(|e| {
+                let shot = screenshot(e)?;
+                let cfg = base.scaled(shot.scale);
+                let edges = gui_vision::canny(&gui_vision::to_gray(shot.pixels()), &cfg.canny)?;
+                Ok((
+                    e.labels.app.clone(),
+                    split_of(&e.labels.app),
+                    shot.scale,
+                    edges,
+                    truth_boxes(e, &shot),
+                ))
+            })
+            .collect::<Result<_>>()?;
+        let mut grid = Vec::new();
+        for join_gap in [0u32, 1, 2] {
+            for word_gap in [0.4f32, 0.6, 0.9] {
+                for line_gap in [0.0f32, 0.45, 0.8] {
+                    for glyph in [20u32, 28, 40] {
+                        for min_area in [0.00001f64, 0.00003, 0.0001] {
+                            for inset in [[0, 0, 0, 0], [1, 1, 0, -1], [1, 1, 1, 1]] {
+                                grid.push(ExtractConfig {
+                                    join_gap,
+                                    word_gap,
+                                    line_gap,
+                                    max_glyph_height: glyph,
+                                    min_area_ratio: min_area,
+                                    inset,
+                                    ..base.clone()
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Macro average over apps: each app counts once, however many screens it has
+        // (jsoneditor alone has half the training screens).
+        let score = |cfg: &ExtractConfig, split: Split| {
+            let mut per_app: BTreeMap<&str, DetectionScore> = BTreeMap::new();
+            for (app, sp, scale, edges, truth) in &screens {
+                if *sp != split {
+                    continue;
+                }
+                let found: Vec<Rect> = gui_vision::boxes_from_edges(edges, &cfg.scaled(*scale))
+                    .iter()
+                    .map(|d| d.rect)
+                    .collect();
+                per_app
+                    .entry(app.as_str())
+                    .or_default()
+                    .add(&match_boxes(&found, truth, PAPER_IOU));
+            }
+            let n = per_app.len().max(1) as f64;
+            let mean =
+                |f: &dyn Fn(&DetectionScore) -> f64| per_app.values().map(f).sum::<f64>() / n;
+            (
+                mean(&|s| s.f_measure()),
+                mean(&|s| s.precision()),
+                mean(&|s| s.recall()),
+            )
+        };
+        let t = Instant::now();
+        let mut results: Vec<(f64, usize)> = grid
+            .par_iter()
+            .enumerate()
+            .map(|(i, c)| (score(c, Split::Train).0, i))
+            .collect();
+        results.sort_by(|a, b| b.0.total_cmp(&a.0));
+        println!(
+            "{viewport}: {} settings on {} train screens in {:.0} s",
+            grid.len(),
+            screens.iter().filter(|s| s.1 == Split::Train).count(),
+            t.elapsed().as_secs_f64()
+        );
+        let b = score(&base, Split::Train);
+        let bt = score(&base, Split::Test);
+        println!(
+            "  current preset (macro over apps): train F {:.3} (P {:.3} R {:.3}); test F {:.3} (P {:.3} R {:.3})",
+            b.0, b.1, b.2, bt.0, bt.1, bt.2
+        );
+        for (f, i) in results.iter().take(5) {
+            let c = &grid[*i];
+            let test = score(c, Split::Test);
+            println!(
+                "  train F {f:.3}  test F {:.3} (P {:.3} R {:.3})  join_gap {} word_gap {} line_gap {} max_glyph_height {} min_area_ratio {} inset {:?}",
+                test.0,
+                test.1,
+                test.2,
+                c.join_gap,
+                c.word_gap,
+                c.line_gap,
+                c.max_glyph_height,
+                c.min_area_ratio,
+                c.inset
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Crops of ground-truth widgets. Training crops are also jittered (each side moved by up
-/// to 3 px) so the network does not depend on pixel-exact boxes from the detector.
+/// to 3 px, one extra crop each) so the network does not depend on pixel-exact boxes from
+/// the detector.
 fn samples(
     entries: &[DatasetEntry],
     split: Split,
@@ -269,20 +411,36 @@ fn samples(
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| split_of(&e.labels.app) == split) {
         let shot = screenshot(e)?;
-        for w in &e.labels.widgets {
+        for (rect, kind) in truth_widgets(e, &shot) {
             out.push(CnnSample {
-                input: prepare_crop(shot.pixels(), w.rect, side)?,
-                kind: w.kind,
+                input: prepare_crop(shot.pixels(), rect, side)?,
+                kind,
             });
             for _ in 0..jitter {
                 let mut d = || rng.random_range(-3i32..=3);
                 let (dx0, dy0, dx1, dy1) = (d(), d(), d(), d());
-                let r = w.rect;
+                let r = rect;
                 let width = (r.width as i32 + dx1 - dx0).max(2) as u32;
                 let height = (r.height as i32 + dy1 - dy0).max(2) as u32;
                 let j = Rect::new(r.x + dx0, r.y + dy0, width, height);
-                if let Ok(input) = prepare_crop(shot.pixels(), j, side) {
-                    out.push(CnnSample { input, kind: w.kind });
+                if let Ok(mut input) = prepare_crop(shot.pixels(), j, side) {
+                    // Colour schemes differ between apps, shapes less: the jittered copy
+                    // also gets its colour channels shuffled.
+                    let plane = side * side;
+                    let order = [
+                        [0, 1, 2],
+                        [0, 2, 1],
+                        [1, 0, 2],
+                        [1, 2, 0],
+                        [2, 0, 1],
+                        [2, 1, 0],
+                    ][rng.random_range(0..6)];
+                    let src = input.pixels.clone();
+                    for (c, &from) in order.iter().enumerate() {
+                        input.pixels[c * plane..(c + 1) * plane]
+                            .copy_from_slice(&src[from * plane..(from + 1) * plane]);
+                    }
+                    out.push(CnnSample { input, kind });
                 }
             }
         }
@@ -303,8 +461,11 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     if let Some(e) = flags.epochs {
         train_cfg.epochs = e;
     }
+    if let Some(lr) = flags.lr {
+        train_cfg.learning_rate = lr;
+    }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
-    let train = samples(&entries, Split::Train, cfg.input, 3, &mut rng)?;
+    let train = samples(&entries, Split::Train, cfg.input, 1, &mut rng)?;
     let test = samples(&entries, Split::Test, cfg.input, 0, &mut rng)?;
     println!(
         "widget CNN: {} training crops (with jitter), {} held-out crops; config {cfg:?}",
@@ -314,7 +475,10 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     let mut cnn = WidgetCnn::new(cfg, flags.seed)?;
     let start = Instant::now();
     train_widget_cnn(&mut cnn, &train, &train_cfg, |epoch, loss| {
-        println!("  epoch {epoch:>3}  loss {loss:.4}  ({:.0} s)", start.elapsed().as_secs_f64());
+        println!(
+            "  epoch {epoch:>3}  loss {loss:.4}  ({:.0} s)",
+            start.elapsed().as_secs_f64()
+        );
     })?;
     let (train_acc, _) = evaluate_cnn(&cnn, &train)?;
     let (test_acc, confusion) = evaluate_cnn(&cnn, &test)?;
@@ -328,7 +492,11 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     ));
     let out = flags.out.clone().unwrap_or_else(shipped_model_path);
     cnn.save(&out)?;
-    println!("wrote {} ({} parameters)", out.display(), cnn.parameter_count());
+    println!(
+        "wrote {} ({} parameters)",
+        out.display(),
+        cnn.parameter_count()
+    );
     Ok(())
 }
 
@@ -370,7 +538,10 @@ fn location(flags: &Flags) -> Result<()> {
         ("mask 16x16", LocationFeature::Mask { grid: 16 }),
         ("mask 32x32", LocationFeature::Mask { grid: 32 }),
     ];
-    println!("{:<14} {:>6} {:>10} {:>14}", "location", "dims", "spearman", "ms per screen");
+    println!(
+        "{:<14} {:>6} {:>10} {:>14}",
+        "location", "dims", "spearman", "ms per screen"
+    );
     for (name, loc) in variants {
         let emb = WidgetEmbedder::new(
             cnn.clone(),
@@ -383,7 +554,10 @@ fn location(flags: &Flags) -> Result<()> {
         let (mut x, mut y) = (Vec::new(), Vec::new());
         let mut time = 0.0;
         let mut screens = 0;
-        for e in entries.iter().filter(|e| split_of(&e.labels.app) == Split::Test) {
+        for e in entries
+            .iter()
+            .filter(|e| split_of(&e.labels.app) == Split::Test)
+        {
             let widgets: Vec<Widget> = e
                 .labels
                 .widgets
@@ -430,7 +604,10 @@ fn bench(flags: &Flags) -> Result<()> {
     let entries = dataset(&flags.data)?;
     let cnn = load_cnn()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-    for (label, viewport) in [("1280x800 desktop", "desktop"), ("412x915 mobile", "mobile")] {
+    for (label, viewport) in [
+        ("1280x800 desktop", "desktop"),
+        ("412x915 mobile", "mobile"),
+    ] {
         let shots: Vec<Screenshot> = entries
             .iter()
             .filter(|e| e.labels.viewport == viewport)

@@ -26,9 +26,13 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("ours-1-thread", &size), &gray, |b, g| {
             b.iter(|| one.install(|| canny(black_box(g), &config).expect("valid input")));
         });
-        group.bench_with_input(BenchmarkId::new("ours-all-threads", &size), &gray, |b, g| {
-            b.iter(|| canny(black_box(g), &config).expect("valid input"));
-        });
+        group.bench_with_input(
+            BenchmarkId::new("ours-all-threads", &size),
+            &gray,
+            |b, g| {
+                b.iter(|| canny(black_box(g), &config).expect("valid input"));
+            },
+        );
         group.bench_with_input(BenchmarkId::new("imageproc", &size), &gray, |b, g| {
             b.iter(|| imageproc::edges::canny(black_box(g), config.low, config.high));
         });

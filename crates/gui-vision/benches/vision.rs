@@ -33,7 +33,10 @@ fn screens() -> Vec<(&'static str, Screenshot, ExtractConfig)> {
 }
 
 fn bench(c: &mut Criterion) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("screen_vision");
     if cfg!(debug_assertions) {
         group.sample_size(10);
@@ -43,7 +46,10 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("extract/{name}"), |b| {
             b.iter(|| pool.install(|| extract_screenshot(&shot, &extract).unwrap()))
         });
-        for (label, embed) in [("mask", EmbedConfig::default()), ("paper", EmbedConfig::paper())] {
+        for (label, embed) in [
+            ("mask", EmbedConfig::default()),
+            ("paper", EmbedConfig::paper()),
+        ] {
             let vision = Vision::shipped(VisionConfig {
                 extract: extract.clone(),
                 embed,

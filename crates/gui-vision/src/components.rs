@@ -149,7 +149,11 @@ mod tests {
         let h = rows.len() as u32;
         let w = rows[0].len() as u32;
         GrayImage::from_fn(w, h, |x, y| {
-            image::Luma([if rows[y as usize].as_bytes()[x as usize] == b'#' { 255 } else { 0 }])
+            image::Luma([if rows[y as usize].as_bytes()[x as usize] == b'#' {
+                255
+            } else {
+                0
+            }])
         })
     }
 
@@ -190,7 +194,13 @@ mod tests {
         assert!(connected_components(&GrayImage::new(5, 5), 2).is_empty());
         let full = GrayImage::from_pixel(7, 3, image::Luma([255]));
         let c = connected_components(&full, 0);
-        assert_eq!(c, vec![Component { rect: Rect::new(0, 0, 7, 3), pixels: 21 }]);
+        assert_eq!(
+            c,
+            vec![Component {
+                rect: Rect::new(0, 0, 7, 3),
+                pixels: 21
+            }]
+        );
     }
 
     #[test]

@@ -200,7 +200,11 @@ pub fn location_mask(screen: (u32, u32), rect: Rect, grid: usize) -> Vec<f32> {
 
 /// The white-box-on-black mask of the paper, already squashed to the CNN's input size.
 fn mask_input(screen: (u32, u32), rect: Rect, side: usize) -> CnnInput {
-    let plane = location_mask(screen, rect, side);
+    // Same value range as image crops: black -0.5, white 0.5.
+    let plane: Vec<f32> = location_mask(screen, rect, side)
+        .into_iter()
+        .map(|v| v - 0.5)
+        .collect();
     let mut pixels = Vec::with_capacity(3 * plane.len());
     for _ in 0..3 {
         pixels.extend_from_slice(&plane);

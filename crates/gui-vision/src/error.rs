@@ -8,7 +8,10 @@ pub enum Error {
     Image { what: String, message: String },
     /// A configuration value outside its valid range.
     #[error("config `{field}`: {message}")]
-    Config { field: &'static str, message: String },
+    Config {
+        field: &'static str,
+        message: String,
+    },
     /// A model file (weights, ONNX graph, runtime library) that is missing or unusable.
     #[error("model {}: {message}", path.display())]
     Model { path: PathBuf, message: String },

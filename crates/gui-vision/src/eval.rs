@@ -69,18 +69,28 @@ impl DetectionScore {
 
     /// TP / (TP + FP); 1 when nothing was detected.
     pub fn precision(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_positives)
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        )
     }
 
     /// TP / (TP + FN); 1 when there was nothing to find.
     pub fn recall(&self) -> f64 {
-        ratio(self.true_positives, self.true_positives + self.false_negatives)
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        )
     }
 
     /// Harmonic mean of precision and recall.
     pub fn f_measure(&self) -> f64 {
         let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 { 0.0 } else { 2.0 * p * r / (p + r) }
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
     }
 }
 
@@ -96,13 +106,16 @@ mod tests {
     fn each_box_matches_once_and_the_best_pair_wins() {
         let truth = [Rect::new(0, 0, 100, 40), Rect::new(0, 100, 50, 50)];
         let detected = [
-            Rect::new(2, 0, 100, 40), // IoU 0.96 with truth 0
-            Rect::new(0, 0, 100, 40), // IoU 1.0 with truth 0: wins
+            Rect::new(2, 0, 100, 40),  // IoU 0.96 with truth 0
+            Rect::new(0, 0, 100, 40),  // IoU 1.0 with truth 0: wins
             Rect::new(0, 100, 50, 30), // IoU 0.6: below 0.8
         ];
         let m = match_boxes(&detected, &truth, PAPER_IOU);
         assert_eq!(m.pairs, vec![(1, 0, 1.0)]);
-        assert_eq!((m.true_positives, m.false_positives, m.false_negatives), (1, 2, 1));
+        assert_eq!(
+            (m.true_positives, m.false_positives, m.false_negatives),
+            (1, 2, 1)
+        );
         let mut s = DetectionScore::default();
         s.add(&m);
         assert!((s.precision() - 1.0 / 3.0).abs() < 1e-12);

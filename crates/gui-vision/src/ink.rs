@@ -34,7 +34,12 @@ fn dominant(pixels: &[[u8; 3]]) -> Option<([u8; 3], f64)> {
 
 fn ring(img: &RgbImage, r: Rect, grow: i32) -> Vec<[u8; 3]> {
     let (w, h) = (img.width() as i32, img.height() as i32);
-    let (x0, y0, x1, y1) = (r.x - grow, r.y - grow, r.right() - 1 + grow, r.bottom() - 1 + grow);
+    let (x0, y0, x1, y1) = (
+        r.x - grow,
+        r.y - grow,
+        r.right() - 1 + grow,
+        r.bottom() - 1 + grow,
+    );
     let mut out = Vec::new();
     let mut take = |x: i32, y: i32| {
         if (0..w).contains(&x) && (0..h).contains(&y) {

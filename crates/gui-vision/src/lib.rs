@@ -8,10 +8,10 @@ mod classify;
 #[cfg(feature = "cnn")]
 mod cnn;
 mod components;
-#[cfg(feature = "cnn")]
-mod embed;
 pub mod dataset;
 mod edges;
+#[cfg(feature = "cnn")]
+mod embed;
 mod error;
 pub mod eval;
 mod extract;
@@ -27,18 +27,17 @@ pub use classify::WidgetClassifier;
 #[cfg(feature = "cnn")]
 pub use cnn::{
     CnnClassifier, CnnInput, CnnOutput, CnnSample, CnnTrainConfig, CnnTrainReport, WidgetCnn,
-    WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, shipped_model_path,
-    train_widget_cnn,
+    WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, shipped_model_path, train_widget_cnn,
 };
 pub use components::{Component, connected_components};
+pub use edges::{CannyConfig, canny, synthetic_gui_screen, to_gray};
 #[cfg(feature = "cnn")]
 pub use embed::{EmbedConfig, Embedder, LocationFeature, WidgetEmbedder, location_mask};
+pub use error::{Error, Result};
 pub use extract::{
     BoxOrigin, DetectedBox, ExtractConfig, boxes_from_edges, extract_screenshot, extract_widgets,
     merge_text_regions,
 };
-pub use edges::{CannyConfig, canny, synthetic_gui_screen, to_gray};
-pub use error::{Error, Result};
 pub use ink::tighten_to_ink;
 #[cfg(feature = "ocr")]
 pub use ocr::{TextDetector, TextDetectorConfig, TextRecognizer, TextRecognizerConfig, TextRegion};

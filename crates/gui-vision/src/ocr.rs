@@ -6,7 +6,12 @@
 //! distance. Unlike PaddleOCR we keep boxes axis-aligned: screen text is horizontal, and
 //! widgets are axis-aligned boxes everywhere else in this crate (Section 3.1.1).
 //!
-//! Recognition reads a box with the CRNN-style PP-OCR recogniser and greedy CTC decoding.
+//! Recognition reads a box with the PP-OCRv4 recogniser (CTC head) and greedy decoding.
+//! Boxes are read as they are: rapidocr's direction classifier (for upside-down text) and
+//! its turning of tall boxes by 90 degrees are left out, as screen text is upright.
+//!
+//! The geometry matches rapidocr-onnxruntime 1.4.4 to a pixel or two on the same input
+//! (`tests/ocr.rs`, `tests/data/ocr/rapidocr_compare.py`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -56,17 +61,22 @@ pub struct TextDetectorConfig {
     pub model: PathBuf,
     /// The longer side of the screenshot is scaled down to at most this many pixels before
     /// detection (never up), then both sides are rounded to multiples of 32. The default
-    /// 960 (PaddleOCR's own) turns 1280x800 into 960x608 and 1080x2400 into 448x960, which
-    /// keeps text of 12 px and up readable while a detection stays well under 100 ms here.
+    /// 960 (PaddleOCR's own `det_limit_side_len`) turns 1280x800 into 960x608 and 1080x2400
+    /// into 448x960: text of 12 px and up stays detectable, and the model's cost, which grows
+    /// with the input area, stays at a fraction of rapidocr's default (shorter side scaled
+    /// *up* to 736, so 1088x2400 for a phone screen; see `benches/ocr.rs`).
     pub limit_side: u32,
     /// A map pixel is text when its probability exceeds this.
     pub threshold: f32,
-    /// A region is kept when the mean probability of its pixels reaches this.
+    /// A region is kept when the mean probability inside its box (before growing) reaches
+    /// this.
     pub box_threshold: f32,
     /// How far a region grows back: by `area * unclip_ratio / perimeter` on every side.
     pub unclip_ratio: f32,
     /// Regions whose shorter side is below this many map pixels are dropped.
     pub min_size: u32,
+    /// Dilate the binarised map by a 2x2 square before taking components (rapidocr does).
+    pub dilate: bool,
 }
 
 impl Default for TextDetectorConfig {
@@ -78,6 +88,7 @@ impl Default for TextDetectorConfig {
             box_threshold: 0.5,
             unclip_ratio: 1.6,
             min_size: 3,
+            dilate: true,
         }
     }
 }
@@ -221,26 +232,44 @@ fn detector_input_size(w: u32, h: u32, limit: u32) -> (u32, u32) {
     (round(w), round(h))
 }
 
-/// One 4-connected blob of text pixels on the probability map.
-#[derive(Debug, Clone, Copy)]
+/// The bounding box of one 4-connected blob of text pixels on the probability map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Blob {
     x0: u32,
     y0: u32,
     x1: u32,
     y1: u32,
-    pixels: u32,
-    prob_sum: f32,
 }
 
-/// 4-connected components of the pixels above `threshold`, by flood fill with an explicit
-/// stack (every pixel is pushed at most once).
-fn blobs(prob: &[f32], (w, h): (u32, u32), threshold: f32) -> Vec<Blob> {
+/// The binarised map: pixels above `threshold`, dilated by a 2x2 square when `dilate` (the
+/// `use_dilation` of rapidocr, which joins letters a pixel apart on downscaled screens).
+fn text_mask(prob: &[f32], (w, h): (u32, u32), threshold: f32, dilate: bool) -> Vec<bool> {
+    let w = w as usize;
+    let mut mask: Vec<bool> = prob.iter().map(|&p| p > threshold).collect();
+    if dilate {
+        // A pixel is set when it or its left, upper or upper-left neighbour was: walk
+        // backwards so every read sees the undilated value.
+        for i in (0..mask.len()).rev() {
+            let (x, y) = (i % w, i / w);
+            let left = x > 0 && mask[i - 1];
+            let up = y > 0 && mask[i - w];
+            let up_left = x > 0 && y > 0 && mask[i - w - 1];
+            mask[i] |= left || up || up_left;
+        }
+        debug_assert_eq!(mask.len(), w * h as usize);
+    }
+    mask
+}
+
+/// 4-connected components of the mask, by flood fill with an explicit stack (every pixel
+/// is pushed at most once).
+fn blobs(mask: &[bool], (w, h): (u32, u32)) -> Vec<Blob> {
     let (wu, hu) = (w as usize, h as usize);
     let mut seen = vec![false; wu * hu];
     let mut stack = Vec::new();
     let mut out = Vec::new();
     for start in 0..wu * hu {
-        if seen[start] || prob[start] <= threshold {
+        if seen[start] || !mask[start] {
             continue;
         }
         seen[start] = true;
@@ -251,8 +280,6 @@ fn blobs(prob: &[f32], (w, h): (u32, u32), threshold: f32) -> Vec<Blob> {
             y0: sy,
             x1: sx,
             y1: sy,
-            pixels: 0,
-            prob_sum: 0.0,
         };
         while let Some(i) = stack.pop() {
             let (x, y) = (i % wu, i / wu);
@@ -260,10 +287,8 @@ fn blobs(prob: &[f32], (w, h): (u32, u32), threshold: f32) -> Vec<Blob> {
             blob.x1 = blob.x1.max(x as u32);
             blob.y0 = blob.y0.min(y as u32);
             blob.y1 = blob.y1.max(y as u32);
-            blob.pixels += 1;
-            blob.prob_sum += prob[i];
             let mut visit = |j: usize| {
-                if !seen[j] && prob[j] > threshold {
+                if !seen[j] && mask[j] {
                     seen[j] = true;
                     stack.push(j);
                 }
@@ -286,9 +311,24 @@ fn blobs(prob: &[f32], (w, h): (u32, u32), threshold: f32) -> Vec<Blob> {
     out
 }
 
+/// Mean probability inside a blob's bounding box: DB's "fast" box score, which counts the
+/// gaps between letters too.
+fn box_score(prob: &[f32], w: u32, b: &Blob) -> f32 {
+    let w = w as usize;
+    let (x0, x1) = (b.x0 as usize, b.x1 as usize);
+    let sum: f32 = (b.y0 as usize..=b.y1 as usize)
+        .map(|y| prob[y * w + x0..=y * w + x1].iter().sum::<f32>())
+        .sum();
+    sum / ((x1 - x0 + 1) * (b.y1 - b.y0 + 1) as usize) as f32
+}
+
 /// DB post-processing for axis-aligned boxes: components of the binarised map, scored by
-/// their mean probability, grown by `area * unclip_ratio / perimeter` (the offset DB uses
-/// to undo the shrinking of its training targets), scaled to the screenshot.
+/// the mean probability in their box, grown by `area * unclip_ratio / perimeter` on every
+/// side (the offset DB uses to undo the shrinking of its training targets), scaled to the
+/// screenshot.
+///
+/// Geometry follows PaddleOCR's contours, which run through pixel centres: a component
+/// over pixels `x0..=x1` is `x1 - x0` wide, and its grown box spans `x0 - d ..= x1 + d`.
 fn regions_from_map(
     prob: &[f32],
     (mw, mh): (u32, u32),
@@ -298,15 +338,16 @@ fn regions_from_map(
     let sx = screen.width as f32 / mw as f32;
     let sy = screen.height as f32 / mh as f32;
     let min_size = config.min_size as f32;
-    let mut regions: Vec<TextRegion> = blobs(prob, (mw, mh), config.threshold)
+    let mask = text_mask(prob, (mw, mh), config.threshold, config.dilate);
+    let mut regions: Vec<TextRegion> = blobs(&mask, (mw, mh))
         .into_iter()
         .filter_map(|b| {
-            let w = (b.x1 - b.x0 + 1) as f32;
-            let h = (b.y1 - b.y0 + 1) as f32;
+            let w = (b.x1 - b.x0) as f32;
+            let h = (b.y1 - b.y0) as f32;
             if w.min(h) < min_size {
                 return None;
             }
-            let score = b.prob_sum / b.pixels as f32;
+            let score = box_score(prob, mw, &b);
             if score < config.box_threshold {
                 return None;
             }
@@ -315,15 +356,11 @@ fn regions_from_map(
             if w.min(h) + 2.0 * d < min_size + 2.0 {
                 return None;
             }
-            // Rounded to the nearest pixel edge, as PaddleOCR rounds its box corners.
+            // Corners rounded to whole pixels, as PaddleOCR rounds them.
             let x0 = ((b.x0 as f32 - d) * sx).round().max(0.0) as i32;
             let y0 = ((b.y0 as f32 - d) * sy).round().max(0.0) as i32;
-            let x1 = (((b.x1 + 1) as f32 + d) * sx)
-                .round()
-                .min(screen.width as f32) as i32;
-            let y1 = (((b.y1 + 1) as f32 + d) * sy)
-                .round()
-                .min(screen.height as f32) as i32;
+            let x1 = ((b.x1 as f32 + d) * sx).round().min(screen.width as f32) as i32;
+            let y1 = ((b.y1 as f32 + d) * sy).round().min(screen.height as f32) as i32;
             (x1 > x0 && y1 > y0).then(|| TextRegion {
                 rect: Rect::new(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32),
                 score,
@@ -551,25 +588,61 @@ mod tests {
         paint(4, 2, 14, 6, 0.8); // 10x4, upper
         paint(4, 10, 6, 11, 0.9); // 2x1: below min_size
         paint(25, 2, 35, 6, 0.4); // above threshold, below box_threshold
-        let config = TextDetectorConfig::default();
+        let config = TextDetectorConfig {
+            dilate: false,
+            ..TextDetectorConfig::default()
+        };
         // Screen twice the map size.
         let regions = regions_from_map(&prob, (w, h), Size::new(80, 40), &config);
         assert_eq!(regions.len(), 2, "{regions:?}");
-        // Upper blob: 10x4, d = 40 * 1.6 / 28 = 2.29 map px.
+        // Upper blob over pixels 4..=13 x 2..=5: 9x3 between pixel centres, so
+        // d = 27 * 1.6 / 24 = 1.8 map px; corners (2.2, 0.2) and (14.8, 6.8), times 2.
         let upper = regions[0].rect;
-        assert_eq!(upper, Rect::new(3, 0, 30, 17), "{upper:?}");
+        assert_eq!(upper, Rect::new(4, 0, 26, 14), "{upper:?}");
         assert!((regions[0].score - 0.8).abs() < 1e-6);
-        // Lower blob: 16x4, d = 64 * 1.6 / 40 = 2.56.
-        assert_eq!(regions[1].rect, Rect::new(35, 19, 42, 18));
+        // Lower blob over 20..=35 x 12..=15: 15x3, d = 45 * 1.6 / 36 = 2.
+        assert_eq!(regions[1].rect, Rect::new(36, 20, 38, 14));
     }
 
     #[test]
-    fn diagonal_neighbours_are_separate_components() {
+    fn diagonal_neighbours_are_separate_components_until_dilated() {
         let prob = [1.0, 0.0, 0.0, 1.0];
-        assert_eq!(blobs(&prob, (2, 2), 0.3).len(), 2);
+        assert_eq!(
+            blobs(&text_mask(&prob, (2, 2), 0.3, false), (2, 2)).len(),
+            2
+        );
+        assert_eq!(blobs(&text_mask(&prob, (2, 2), 0.3, true), (2, 2)).len(), 1);
         let prob = [1.0, 1.0, 0.0, 1.0];
-        let b = blobs(&prob, (2, 2), 0.3);
-        assert_eq!((b.len(), b[0].pixels), (1, 3));
+        let b = blobs(&text_mask(&prob, (2, 2), 0.3, false), (2, 2));
+        assert_eq!(
+            b,
+            [Blob {
+                x0: 0,
+                y0: 0,
+                x1: 1,
+                y1: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn dilation_grows_right_and_down_by_one_pixel() {
+        let mut prob = [0.0f32; 16];
+        prob[5] = 0.9; // (1, 1) of a 4x4 map
+        let mask = text_mask(&prob, (4, 4), 0.3, true);
+        let set: Vec<usize> = (0..16).filter(|&i| mask[i]).collect();
+        assert_eq!(set, [5, 6, 9, 10]);
+        let b = blobs(&mask, (4, 4));
+        assert_eq!(
+            b,
+            [Blob {
+                x0: 1,
+                y0: 1,
+                x1: 2,
+                y1: 2
+            }]
+        );
+        assert!((box_score(&prob, 4, &b[0]) - 0.225).abs() < 1e-6);
     }
 
     #[test]

@@ -96,7 +96,14 @@ fn panels_and_stripes(seed: u64) -> GrayImage {
         rect(&mut img, 17, y0 + 1, 303, y0 + 59, 250);
         for j in 0..rng.random_range(6..12) {
             let x0 = 30 + j * 14;
-            rect(&mut img, x0, y0 + 20, x0 + rng.random_range(4..12), y0 + 32, 40);
+            rect(
+                &mut img,
+                x0,
+                y0 + 20,
+                x0 + rng.random_range(4..12),
+                y0 + 32,
+                40,
+            );
         }
     }
     rect(&mut img, 200, 320, 300, 356, 30);
@@ -151,11 +158,7 @@ fn agrees_with_imageproc_on_fixture_pngs() {
                 .to_rgb8();
             let gray = to_gray(&img);
             if edge_count(&reference(&gray, &CannyConfig::default())) > 100 {
-                assert_agrees(
-                    &path.display().to_string(),
-                    &gray,
-                    &CannyConfig::default(),
-                );
+                assert_agrees(&path.display().to_string(), &gray, &CannyConfig::default());
                 seen += 1;
             }
         }
@@ -178,13 +181,25 @@ fn zero_sized_images_are_an_image_error() {
 #[test]
 fn tiny_images_work_and_have_no_edges_on_the_frame() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    for (w, h) in [(1, 1), (2, 2), (1, 7), (7, 1), (2, 9), (3, 3), (4, 3), (5, 5)] {
+    for (w, h) in [
+        (1, 1),
+        (2, 2),
+        (1, 7),
+        (7, 1),
+        (2, 9),
+        (3, 3),
+        (4, 3),
+        (5, 5),
+    ] {
         let gray = GrayImage::from_fn(w, h, |_, _| Luma([rng.random()]));
         let edges = canny(&gray, &CannyConfig::default()).unwrap();
         assert_eq!(edges.dimensions(), (w, h));
         for (x, y, p) in edges.enumerate_pixels() {
             let frame = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-            assert!(!frame || p.0[0] == 0, "{w}x{h}: edge on the frame at {x},{y}");
+            assert!(
+                !frame || p.0[0] == 0,
+                "{w}x{h}: edge on the frame at {x},{y}"
+            );
         }
     }
     // 3x3 with a bright centre: the only interior pixel is a maximum in every direction.
@@ -228,7 +243,17 @@ fn a_filled_rectangle_gives_its_outline() {
             40
         }])
     });
-    let edges = canny(&gray, &CannyConfig::default()).unwrap();
+    // Radii 1 to 4 of the blur kernel take fused code paths, 6 the general one.
+    for sigma in [0.5, 1.0, 1.4, 2.0, 3.0] {
+        let config = CannyConfig {
+            sigma,
+            ..CannyConfig::default()
+        };
+        assert_outline(&canny(&gray, &config).unwrap(), (x0, y0, x1, y1), sigma);
+    }
+}
+
+fn assert_outline(edges: &GrayImage, (x0, y0, x1, y1): (u32, u32, u32, u32), sigma: f32) {
     // The step lies between pixels x0-1 and x0 (etc.): edge pixels sit on either side of it.
     let near_outline = |x: u32, y: u32| {
         let on_x = (x + 1 >= x0 && x <= x0) || (x + 1 >= x1 && x <= x1);
@@ -237,27 +262,33 @@ fn a_filled_rectangle_gives_its_outline() {
         let inside_y = y + 2 >= y0 && y <= y1 + 1;
         (on_x && inside_y) || (on_y && inside_x)
     };
+    // Blurring rounds the corners off within the kernel's radius.
+    let k = (2.0 * sigma).ceil() as u32;
+    let near_corner = |x: u32, y: u32| {
+        [x0, x1].iter().any(|&cx| x.abs_diff(cx) <= k)
+            && [y0, y1].iter().any(|&cy| y.abs_diff(cy) <= k)
+    };
     for (x, y, p) in edges.enumerate_pixels() {
         assert!(
-            p.0[0] == 0 || near_outline(x, y),
-            "edge at {x},{y} is not on the outline"
+            p.0[0] == 0 || near_outline(x, y) || near_corner(x, y),
+            "sigma {sigma}: edge at {x},{y} is not on the outline"
         );
     }
     // Every straight stretch of the outline (corners aside) is found, one pixel thick.
-    for x in x0 + 3..x1 - 3 {
+    for x in x0 + k..x1 - k {
         for y_step in [y0, y1] {
             let n = (y_step - 1..=y_step)
                 .filter(|&y| edges.get_pixel(x, y).0[0] == 255)
                 .count();
-            assert_eq!(n, 1, "column {x} at the edge y={y_step}");
+            assert_eq!(n, 1, "sigma {sigma}: column {x} at the edge y={y_step}");
         }
     }
-    for y in y0 + 3..y1 - 3 {
+    for y in y0 + k..y1 - k {
         for x_step in [x0, x1] {
             let n = (x_step - 1..=x_step)
                 .filter(|&x| edges.get_pixel(x, y).0[0] == 255)
                 .count();
-            assert_eq!(n, 1, "row {y} at the edge x={x_step}");
+            assert_eq!(n, 1, "sigma {sigma}: row {y} at the edge x={x_step}");
         }
     }
 }
@@ -277,17 +308,51 @@ fn invalid_configs_are_rejected_by_field() {
     let cases = [
         ("sigma", CannyConfig { sigma: 0.0, ..ok }),
         ("sigma", CannyConfig { sigma: -1.0, ..ok }),
-        ("sigma", CannyConfig { sigma: f32::NAN, ..ok }),
+        (
+            "sigma",
+            CannyConfig {
+                sigma: f32::NAN,
+                ..ok
+            },
+        ),
         ("sigma", CannyConfig { sigma: 100.0, ..ok }),
         ("low", CannyConfig { low: -1.0, ..ok }),
-        ("low", CannyConfig { low: f32::NAN, ..ok }),
-        ("high", CannyConfig { high: f32::NAN, ..ok }),
-        ("high", CannyConfig { high: f32::INFINITY, ..ok }),
-        ("low", CannyConfig { low: 60.0, high: 50.0, ..ok }),
+        (
+            "low",
+            CannyConfig {
+                low: f32::NAN,
+                ..ok
+            },
+        ),
+        (
+            "high",
+            CannyConfig {
+                high: f32::NAN,
+                ..ok
+            },
+        ),
+        (
+            "high",
+            CannyConfig {
+                high: f32::INFINITY,
+                ..ok
+            },
+        ),
+        (
+            "low",
+            CannyConfig {
+                low: 60.0,
+                high: 50.0,
+                ..ok
+            },
+        ),
     ];
     let gray = GrayImage::new(8, 8);
     for (want, config) in cases {
-        for err in [config.validate().unwrap_err(), canny(&gray, &config).unwrap_err()] {
+        for err in [
+            config.validate().unwrap_err(),
+            canny(&gray, &config).unwrap_err(),
+        ] {
             match err {
                 Error::Config { field, .. } => assert_eq!(field, want, "{config:?}"),
                 other => panic!("{config:?}: expected Error::Config, got {other:?}"),

@@ -129,11 +129,18 @@ fn boxes_agree_with_the_python_reference_implementation() {
     let regions = detector().detect(&screenshot()).unwrap();
     assert_eq!(regions.len(), RAPIDOCR_BOXES.len(), "{regions:?}");
     for (ours, theirs) in regions.iter().zip(RAPIDOCR_BOXES) {
-        let iou = ours.rect.iou(theirs);
+        // Their boxes come from integer polygon offsetting and rotated rectangles; ours
+        // from the same geometry on axis-aligned boxes: edges agree to a pixel or two.
+        let r = ours.rect;
+        let edges = [
+            r.x - theirs.x,
+            r.y - theirs.y,
+            r.right() - theirs.right(),
+            r.bottom() - theirs.bottom(),
+        ];
         assert!(
-            iou > 0.85,
-            "{:?} vs rapidocr {theirs:?}: IoU {iou:.3}",
-            ours.rect
+            edges.iter().all(|e| e.abs() <= 2),
+            "{r:?} vs rapidocr {theirs:?}: edges differ by {edges:?}"
         );
     }
 }
