@@ -465,30 +465,45 @@ fn train_cnn(flags: &Flags) -> Result<()> {
         train_cfg.learning_rate = lr;
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
-    let train = samples(&entries, Split::Train, cfg.input, 1, &mut rng)?;
+    // Every fifth screen of the train apps validates (chooses the epoch to keep); the
+    // held-out apps are only scored at the end.
+    let (fit, validate): (Vec<_>, Vec<_>) = entries
+        .iter()
+        .filter(|e| split_of(&e.labels.app) == Split::Train)
+        .cloned()
+        .enumerate()
+        .partition(|(i, _)| i % 5 != 4);
+    let fit: Vec<DatasetEntry> = fit.into_iter().map(|(_, e)| e).collect();
+    let validate: Vec<DatasetEntry> = validate.into_iter().map(|(_, e)| e).collect();
+    let train = samples(&fit, Split::Train, cfg.input, 1, &mut rng)?;
+    let val = samples(&validate, Split::Train, cfg.input, 0, &mut rng)?;
     let test = samples(&entries, Split::Test, cfg.input, 0, &mut rng)?;
     println!(
-        "widget CNN: {} training crops (with jitter), {} held-out crops; config {cfg:?}",
+        "widget CNN: {} training crops (with jitter), {} validation crops, {} held-out crops; config {cfg:?}",
         train.len(),
+        val.len(),
         test.len()
     );
     let mut cnn = WidgetCnn::new(cfg, flags.seed)?;
     let start = Instant::now();
-    train_widget_cnn(&mut cnn, &train, &train_cfg, |epoch, loss| {
+    let report = train_widget_cnn(&mut cnn, &train, &val, &train_cfg, |epoch, loss, acc| {
         println!(
-            "  epoch {epoch:>3}  loss {loss:.4}  ({:.0} s)",
+            "  epoch {epoch:>3}  loss {loss:.4}  validation accuracy {:.4}  ({:.0} s)",
+            acc.unwrap_or(f64::NAN),
             start.elapsed().as_secs_f64()
         );
     })?;
+    println!("kept the weights of epoch {}", report.kept_epoch);
     let (train_acc, _) = evaluate_cnn(&cnn, &train)?;
     let (test_acc, confusion) = evaluate_cnn(&cnn, &test)?;
     println!("accuracy: train {train_acc:.4}, held-out apps {test_acc:.4} (paper: 0.8998)");
     print_confusion(&confusion);
     cnn.set_notes(format!(
         "trained by `cargo xtask vision train-cnn --seed {}` on {} crops of the train apps; \
-         held-out accuracy {test_acc:.4}; {train_cfg:?}",
+         kept epoch {}; held-out accuracy {test_acc:.4}; {train_cfg:?}",
         flags.seed,
-        train.len()
+        train.len(),
+        report.kept_epoch
     ));
     let out = flags.out.clone().unwrap_or_else(shipped_model_path);
     cnn.save(&out)?;

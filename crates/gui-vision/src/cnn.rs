@@ -51,7 +51,9 @@ impl Default for WidgetCnnConfig {
     fn default() -> Self {
         Self {
             input: 32,
-            channels: [16, 32, 64],
+            // 16/32/64 channels were no more accurate on the held-out apps and took
+            // twice as long per screen.
+            channels: [8, 16, 32],
             feature_dim: 128,
         }
     }
@@ -485,6 +487,8 @@ pub struct CnnTrainConfig {
     /// Classes are weighted by `count^-balance` in the loss: 0 is plain cross-entropy,
     /// 1 fully balances rare kinds against frequent ones.
     pub balance: f64,
+    /// Gradients are scaled down when their global norm exceeds this (0: never).
+    pub clip_grad_norm: f64,
     pub seed: u64,
 }
 
@@ -496,24 +500,31 @@ impl Default for CnnTrainConfig {
             learning_rate: 0.0003,
             weight_decay: 0.0001,
             balance: 0.5,
+            clip_grad_norm: 5.0,
             seed: 1,
         }
     }
 }
 
-/// Loss per epoch.
+/// Loss and validation accuracy per epoch, and the epoch whose weights were kept.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CnnTrainReport {
     pub epoch_loss: Vec<f64>,
+    /// Accuracy on the validation samples after each epoch (empty without validation).
+    pub validation_accuracy: Vec<f64>,
+    /// The epoch whose weights the network ends with: the best on validation, or the last.
+    pub kept_epoch: usize,
 }
 
-/// Trains `cnn` on `samples` with Adam and class-weighted cross-entropy. Deterministic
-/// for a given seed.
+/// Trains `cnn` on `samples` with Adam, class-weighted cross-entropy and gradient-norm
+/// clipping. With `validation` samples (never the test set), the network ends with the
+/// weights of the epoch that scored best on them. Deterministic for a given seed.
 pub fn train_widget_cnn(
     cnn: &mut WidgetCnn,
     samples: &[CnnSample],
+    validation: &[CnnSample],
     config: &CnnTrainConfig,
-    mut on_epoch: impl FnMut(usize, f64),
+    mut on_epoch: impl FnMut(usize, f64, Option<f64>),
 ) -> Result<CnnTrainReport> {
     if samples.is_empty() {
         return Err(Error::Config {
@@ -555,6 +566,7 @@ pub fn train_widget_cnn(
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut report = CnnTrainReport::default();
+    let mut best: Option<Vec<Tensor>> = None;
     for epoch in 0..config.epochs {
         order.shuffle(&mut rng);
         let mut total = 0.0;
@@ -578,17 +590,71 @@ pub fn train_widget_cnn(
                 let picked = logp.gather(&labels, 1)?.squeeze(1)?;
                 let w = Tensor::from_vec(w.clone(), n, &dev)?;
                 let loss = (picked * w)?.mean_all()?.neg()?;
-                opt.backward_step(&loss)?;
+                let grads = clip(&cnn.params, loss.backward()?, config.clip_grad_norm)?;
+                opt.step(&grads)?;
                 loss.to_dtype(DType::F64)?.to_scalar::<f64>()
             };
             total += step().map_err(tensor_err)?;
             batches += 1;
         }
         let loss = total / batches as f64;
-        on_epoch(epoch, loss);
         report.epoch_loss.push(loss);
+        let mut val = None;
+        if !validation.is_empty() {
+            let (acc, _) = evaluate_cnn(cnn, validation)?;
+            val = Some(acc);
+            let best_so_far = report.validation_accuracy.iter().all(|&a| acc > a);
+            report.validation_accuracy.push(acc);
+            if best_so_far {
+                best = Some(snapshot(&cnn.params)?);
+                report.kept_epoch = epoch;
+            }
+        } else {
+            report.kept_epoch = epoch;
+        }
+        on_epoch(epoch, loss, val);
+    }
+    if let Some(best) = best {
+        for (p, t) in cnn.params.iter().zip(best) {
+            p.set(&t).map_err(tensor_err)?;
+        }
     }
     Ok(report)
+}
+
+fn snapshot(params: &[Var]) -> Result<Vec<Tensor>> {
+    params
+        .iter()
+        .map(|p| p.as_tensor().copy())
+        .collect::<candle_core::Result<_>>()
+        .map_err(tensor_err)
+}
+
+/// Scales every gradient down when their global norm exceeds `max_norm`.
+fn clip(
+    params: &[Var],
+    mut grads: candle_core::backprop::GradStore,
+    max_norm: f64,
+) -> candle_core::Result<candle_core::backprop::GradStore> {
+    if max_norm <= 0.0 {
+        return Ok(grads);
+    }
+    let mut sq = 0.0f64;
+    for v in params {
+        if let Some(g) = grads.get(v) {
+            sq += f64::from(g.sqr()?.sum_all()?.to_scalar::<f32>()?);
+        }
+    }
+    let norm = sq.sqrt();
+    if norm > max_norm {
+        let scale = max_norm / norm;
+        for v in params {
+            if let Some(g) = grads.remove(v) {
+                grads.insert(v, (g * scale)?);
+            }
+        }
+    }
+    Ok(grads)
 }
 
 /// Top-1 accuracy and a confusion matrix (`[truth][predicted]`).
@@ -695,11 +761,13 @@ mod tests {
             ..CnnTrainConfig::default()
         };
         let mut a = WidgetCnn::new(small(), 3).unwrap();
-        let ra = train_widget_cnn(&mut a, &samples, &cfg, |_, _| {}).unwrap();
+        let ra = train_widget_cnn(&mut a, &samples, &[], &cfg, |_, _, _| {}).unwrap();
         let (acc, _) = evaluate_cnn(&a, &samples).unwrap();
         assert_eq!(acc, 1.0, "losses {:?}", ra.epoch_loss);
         let mut b = WidgetCnn::new(small(), 3).unwrap();
-        let rb = train_widget_cnn(&mut b, &samples, &cfg, |_, _| {}).unwrap();
+        let rb = train_widget_cnn(&mut b, &samples, &samples[..8], &cfg, |_, _, _| {}).unwrap();
+        assert_eq!(rb.validation_accuracy.len(), 15);
+        assert_eq!(rb.validation_accuracy[rb.kept_epoch], 1.0);
         assert_eq!(ra.epoch_loss, rb.epoch_loss);
     }
 }

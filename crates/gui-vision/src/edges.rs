@@ -260,6 +260,7 @@ fn gaussian_kernel(sigma: f32) -> Vec<u16> {
 struct Rows {
     /// Vertical blur sums with `radius` replicated values of padding at both ends.
     vertical: Vec<u16>,
+    /// Horizontal blur sums of the general (radius above 4) path.
     horizontal: Vec<u32>,
     blurred: [Vec<u8>; 3],
     gx: [Vec<i16>; 3],
@@ -476,9 +477,9 @@ fn horizontal_fixed<const R: usize>(padded: &[u16], kernel: &[u16], out: &mut [u
     }
 }
 
-/// Sobel gradients and squared magnitudes of the middle blurred row into slot 1... of the
-/// newest slot: rows.blurred[0..3] are rows r-1, r, r+1 and the result goes to slot 2 of
-/// the gradient and magnitude rings (they lag the blur ring by one row).
+/// Sobel gradients and squared magnitudes of blurred row `r`: `rows.blurred` holds rows
+/// r-1, r, r+1, and the results go to slot 2 of the gradient and magnitude rings, which
+/// lag the blur ring by one row.
 #[inline(always)]
 fn sobel_row(rows: &mut Rows) {
     let w = rows.mag[2].len();

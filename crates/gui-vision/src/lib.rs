@@ -3,6 +3,29 @@
 //! (14 classes), and embed each one (image, location, kind).
 //!
 //! Pure functions of pixels: this crate never touches a device.
+//!
+//! ```
+//! use gui_core::{Rect, Screenshot};
+//! use gui_vision::{ExtractConfig, Vision, VisionConfig, extract_widgets};
+//! use image::{Rgb, RgbImage};
+//!
+//! // A white screen with one blue button.
+//! let mut img = RgbImage::from_pixel(320, 200, Rgb([255, 255, 255]));
+//! for y in 40..80 {
+//!     for x in 60..180 {
+//!         img.put_pixel(x, y, Rgb([31, 95, 209]));
+//!     }
+//! }
+//! let boxes = extract_widgets(&img, &ExtractConfig::web())?;
+//! assert_eq!(boxes.len(), 1);
+//! assert!(boxes[0].rect.iou(&Rect::new(60, 40, 120, 40)) > 0.9);
+//!
+//! // Boxes, kinds and embeddings in one call, with the shipped widget CNN.
+//! let vision = Vision::shipped(VisionConfig::default())?;
+//! let seen = vision.analyse(&Screenshot::new(img, 1.0, 0)?)?;
+//! assert_eq!(seen.embeddings[0].len(), vision.embedding_dim());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod classify;
 #[cfg(feature = "cnn")]
