@@ -124,6 +124,48 @@ mod tests {
     }
 
     #[test]
+    fn iou_and_matching_laws_on_random_boxes() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut random_box = |rng: &mut rand_chacha::ChaCha8Rng| {
+            Rect::new(
+                rng.random_range(-20..200),
+                rng.random_range(-20..200),
+                rng.random_range(0..80),
+                rng.random_range(0..80),
+            )
+        };
+        for _ in 0..300 {
+            let (a, b) = (random_box(&mut rng), random_box(&mut rng));
+            let iou = a.iou(&b);
+            assert!((0.0..=1.0).contains(&iou), "{a:?} {b:?} {iou}");
+            assert_eq!(iou, b.iou(&a));
+            if a.area() > 0 {
+                assert_eq!(a.iou(&a), 1.0);
+            }
+        }
+        for _ in 0..50 {
+            let d: Vec<Rect> = (0..rng.random_range(0..12))
+                .map(|_| random_box(&mut rng))
+                .collect();
+            let t: Vec<Rect> = (0..rng.random_range(0..12))
+                .map(|_| random_box(&mut rng))
+                .collect();
+            for min_iou in [0.3, PAPER_IOU] {
+                let m = match_boxes(&d, &t, min_iou);
+                let mut seen_d = std::collections::HashSet::new();
+                let mut seen_t = std::collections::HashSet::new();
+                for &(i, j, iou) in &m.pairs {
+                    assert!(seen_d.insert(i) && seen_t.insert(j), "a box matched twice");
+                    assert!(iou >= min_iou);
+                }
+                assert_eq!(m.true_positives + m.false_positives, d.len());
+                assert_eq!(m.true_positives + m.false_negatives, t.len());
+            }
+        }
+    }
+
+    #[test]
     fn empty_inputs() {
         let m = match_boxes(&[], &[], PAPER_IOU);
         let mut s = DetectionScore::default();
