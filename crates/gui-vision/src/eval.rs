@@ -127,7 +127,7 @@ mod tests {
     fn iou_and_matching_laws_on_random_boxes() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        let mut random_box = |rng: &mut rand_chacha::ChaCha8Rng| {
+        let random_box = |rng: &mut rand_chacha::ChaCha8Rng| {
             Rect::new(
                 rng.random_range(-20..200),
                 rng.random_range(-20..200),
