@@ -1,0 +1,40 @@
+//! The curiosity-driven exploration of PIRLTest (Sections 3.3 and 3.4) without the
+//! network: which screens are the same page (page similarity), the reward of a
+//! transition (Eq. 1), the Q-learning target (Eq. 3), the exploration memory and its
+//! training batches (Section 3.4.2), and the Boltzmann policy with system actions
+//! weighted 0.5 (Sections 3.4, 3.4.3).
+//!
+//! Everything here works on widgets, layout trees and plain vectors; no device, no
+//! browser and no neural network. The Q-network that turns `⟨state, action⟩` embeddings
+//! into Q-values plugs in on top.
+//!
+//! ```
+//! use gui_core::ActionKind;
+//! use gui_rl::{BoltzmannPolicy, curiosity_reward, q_target};
+//!
+//! // A page with 4 actions, 1 executed, reached from a page seen 4 times.
+//! let r = curiosity_reward(1, 4, 4);
+//! assert_eq!(r, 0.375);
+//! let target = q_target(r, 0.9, &[0.5, 1.0]);
+//! assert!((target - 1.275).abs() < 1e-9);
+//!
+//! let policy = BoltzmannPolicy::default();
+//! let p = policy.probabilities(&[1.0, 1.0], &[ActionKind::Click, ActionKind::Return])?;
+//! assert!(p[0] > p[1]); // the system action is weighted 0.5
+//! # Ok::<(), gui_rl::Error>(())
+//! ```
+
+mod error;
+mod memory;
+mod pages;
+mod policy;
+mod reward;
+
+pub use error::{Error, Result};
+pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry};
+pub use pages::{
+    ActionKey, PageId, PageStats, PageStore, PageStoreConfig, PageView, page_similarity,
+    widget_similarity,
+};
+pub use policy::BoltzmannPolicy;
+pub use reward::{curiosity_reward, q_target};
