@@ -230,8 +230,9 @@ pub fn boxes_from_edges(edges: &GrayImage, config: &ExtractConfig) -> Vec<Detect
     let min_area = config.min_area_ratio * screen_area;
     let block_h = config.block_min_height_ratio * h as f64;
     let mut out: Vec<DetectedBox> = Vec::new();
-    // A shape holding only text is a control with a label (a button): the text is part of
-    // it. A shape holding many boxes, or very tall, is a layout block.
+    // A shape holding one piece of text and nothing else is a control with its label (a
+    // button): the text is part of it. A shape holding many boxes, or very tall, is a
+    // layout block.
     let mut absorbed = vec![false; blocks.len()];
     for s in &shapes {
         let inner_shapes = shapes
@@ -245,10 +246,10 @@ pub fn boxes_from_edges(edges: &GrayImage, config: &ExtractConfig) -> Vec<Detect
         {
             continue;
         }
-        if inner_shapes == 0 {
-            for j in inner_text {
-                absorbed[j] = true;
-            }
+        // One label only: a fieldset or card holding several lines (radio buttons with
+        // their labels, say) keeps them as targets of their own.
+        if inner_shapes == 0 && inner_text.len() == 1 {
+            absorbed[inner_text[0]] = true;
         }
         if (s.area() as f64) < min_area {
             continue;
