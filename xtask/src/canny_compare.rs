@@ -6,7 +6,7 @@
 //! `--image PATH` (any PNG; default a synthetic GUI screenshot), `--size WxH` (of the
 //! synthetic screenshot, default 1080x1920), `--out DIR` (keep the PNGs there).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
@@ -61,19 +61,8 @@ fn parse(rest: &[String]) -> Result<Options> {
 }
 
 pub fn run(rest: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) {
-        // Timings of an unoptimised build say nothing; run the release build instead.
-        let mut args = vec![
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "xtask",
-            "--",
-            "canny-compare",
-        ];
-        args.extend(rest.iter().map(String::as_str));
-        return crate::run(crate::cargo().args(&args));
+    if let Some(outcome) = crate::in_release("canny-compare", rest) {
+        return outcome;
     }
     let options = parse(rest)?;
     ensure_opencv()?;
@@ -268,37 +257,5 @@ fn near(a: &GrayImage, b: &GrayImage) -> f64 {
 
 /// `cv2` from PyPI's `opencv-python-headless`, installed with pip when missing.
 fn ensure_opencv() -> Result<()> {
-    let present = |python: &Path| {
-        Command::new(python)
-            .args(["-c", "import cv2"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let python = Path::new("python3");
-    if present(python) {
-        return Ok(());
-    }
-    let spec = "opencv-python-headless";
-    let pip = |extra: &[&str]| {
-        Command::new(python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(extra)
-            .arg(spec)
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    eprintln!("canny-compare: installing {spec} with pip");
-    // Debian's own python refuses system-wide pip installs unless told otherwise.
-    if !(pip(&[]) || pip(&["--break-system-packages"])) || !present(python) {
-        bail!(
-            "canny-compare needs OpenCV for python: run `python3 -m pip install {spec}` (needs python3 and pip: apt-get install -y python3 python3-pip)"
-        );
-    }
-    Ok(())
+    crate::pip_install("canny-compare", "cv2", "opencv-python-headless")
 }

@@ -89,40 +89,55 @@ fn setup() -> Result<()> {
 
 /// PyPI packages the tests compare against: `apted` (tree edit distance).
 fn python_packages() -> Result<()> {
-    const PACKAGES: &[(&str, &str)] = &[("apted", "apted==1.0.3")];
-    for (module, spec) in PACKAGES {
-        let present = Command::new("python3")
+    pip_install("setup", "apted", "apted==1.0.3")
+}
+
+/// Installs `spec` with pip unless python can already import `module`. `who` names the
+/// task in messages.
+pub(crate) fn pip_install(who: &str, module: &str, spec: &str) -> Result<()> {
+    let present = || {
+        Command::new("python3")
             .args(["-c", &format!("import {module}")])
-            .output();
-        match present {
-            Ok(o) if o.status.success() => continue,
-            Err(e) => bail!(
-                "setup: python3 is needed for the cross-check tests ({e}); apt-get install -y python3 python3-pip"
-            ),
-            Ok(_) => {}
-        }
-        let pip = |extra: &[&str]| {
-            Command::new("python3")
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(extra)
-                .arg(spec)
-                .status()
-        };
-        // Debian's own python refuses system-wide pip installs unless told otherwise.
-        let ok = pip(&[]).is_ok_and(|s| s.success())
-            || pip(&["--break-system-packages"]).is_ok_and(|s| s.success());
-        if !ok {
-            bail!("setup: could not install {spec} with pip; run `python3 -m pip install {spec}`");
-        }
-        eprintln!("setup: installed {spec}");
+            .output()
+    };
+    match present() {
+        Ok(o) if o.status.success() => return Ok(()),
+        Err(e) => bail!("{who}: python3 is needed ({e}); apt-get install -y python3 python3-pip"),
+        Ok(_) => {}
+    }
+    let pip = |extra: &[&str]| {
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(extra)
+            .arg(spec)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    eprintln!("{who}: installing {spec} with pip");
+    // Debian's own python refuses system-wide pip installs unless told otherwise.
+    let installed = pip(&[]) || pip(&["--break-system-packages"]);
+    if !installed || !present().is_ok_and(|o| o.status.success()) {
+        bail!("{who}: could not install {spec} with pip; run `python3 -m pip install {spec}`");
     }
     Ok(())
+}
+
+/// In a debug build, runs `task` with `rest` from the release build instead and returns
+/// its outcome: timings and training of an unoptimised build are slow and meaningless.
+/// `None` in the release build, which goes on with the task itself.
+pub(crate) fn in_release(task: &str, rest: &[String]) -> Option<Result<()>> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    let mut args = vec!["run", "--quiet", "--release", "-p", "xtask", "--", task];
+    args.extend(rest.iter().map(String::as_str));
+    Some(run(cargo().args(&args)))
 }
 
 /// Debian's Chromium and ChromeDriver, when missing.
@@ -391,19 +406,8 @@ fn bench_step(rest: &[String]) -> Result<()> {
 /// of 50, 200 and 1000 nodes: checks the distances agree and prints the time ratios.
 fn ted_compare(rest: &[String]) -> Result<()> {
     use rand::SeedableRng;
-    if cfg!(debug_assertions) {
-        // Timings of an unoptimised build say nothing; run the release build instead.
-        let mut args = vec![
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "xtask",
-            "--",
-            "ted-compare",
-        ];
-        args.extend(rest.iter().map(String::as_str));
-        return run(cargo().args(&args));
+    if let Some(outcome) = in_release("ted-compare", rest) {
+        return outcome;
     }
     let quick = rest.iter().any(|a| a == "--quick");
     python_packages()?;

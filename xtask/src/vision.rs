@@ -27,11 +27,8 @@ const USAGE: &str = "usage: cargo xtask vision <eval | train-cnn | location | be
   bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
 
 pub fn run(rest: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) {
-        // Training and timing in an unoptimised build are slow and meaningless.
-        let mut args = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "vision"];
-        args.extend(rest.iter().map(String::as_str));
-        return crate::run(crate::cargo().args(&args));
+    if let Some(outcome) = crate::in_release("vision", rest) {
+        return outcome;
     }
     let Some(sub) = rest.first() else {
         bail!("{USAGE}")
@@ -110,15 +107,6 @@ fn screenshot(e: &DatasetEntry) -> Result<Screenshot> {
     Ok(shot)
 }
 
-/// The extraction preset for a labelled screen's viewport.
-pub fn preset(viewport: &str) -> ExtractConfig {
-    if viewport == "mobile" {
-        ExtractConfig::mobile()
-    } else {
-        ExtractConfig::web()
-    }
-}
-
 fn eval(flags: &Flags) -> Result<()> {
     let entries = dataset(&flags.data)?;
     let mut per: BTreeMap<(String, String), DetectionScore> = BTreeMap::new();
@@ -127,9 +115,9 @@ fn eval(flags: &Flags) -> Result<()> {
     let mut offsets: [Vec<i32>; 4] = Default::default();
     for e in &entries {
         let shot = screenshot(e)?;
-        let found = extract_screenshot(&shot, &preset(&e.labels.viewport))?;
+        let found = extract_screenshot(&shot, &ExtractConfig::for_viewport(&e.labels.viewport))?;
         let detected: Vec<Rect> = found.iter().map(|d| d.rect).collect();
-        let labelled = truth_widgets(e, &shot);
+        let labelled = e.labels.visible_widgets(shot.pixels());
         let truth: Vec<Rect> = labelled.iter().map(|(r, _)| *r).collect();
         let m = match_boxes(&detected, &truth, PAPER_IOU);
         let mut hit = vec![false; truth.len()];
@@ -273,18 +261,13 @@ fn outline(img: &mut image::RgbImage, r: Rect, c: [u8; 3], inset: i32) {
     }
 }
 
-/// Ground truth of a labelled screen, tightened to what is visible (boxes showing nothing
-/// are dropped).
-fn truth_widgets(e: &DatasetEntry, shot: &Screenshot) -> Vec<(Rect, WidgetKind)> {
-    e.labels
-        .widgets
-        .iter()
-        .filter_map(|w| gui_vision::tighten_to_ink(shot.pixels(), w.rect).map(|r| (r, w.kind)))
-        .collect()
-}
-
+/// The visible ground-truth boxes of a labelled screen.
 fn truth_boxes(e: &DatasetEntry, shot: &Screenshot) -> Vec<Rect> {
-    truth_widgets(e, shot).into_iter().map(|(r, _)| r).collect()
+    e.labels
+        .visible_widgets(shot.pixels())
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
 }
 
 /// Grid search over the box rules on the train apps only; the edge maps are computed once
@@ -293,7 +276,7 @@ fn tune(flags: &Flags) -> Result<()> {
     use rayon::prelude::*;
     let entries = dataset(&flags.data)?;
     for viewport in ["desktop", "mobile"] {
-        let base = preset(viewport);
+        let base = ExtractConfig::for_viewport(viewport);
         // (app, split, device scale, edge map, ground truth)
         let screens: Vec<(String, Split, f32, image::GrayImage, Vec<Rect>)> = entries
             .iter()
@@ -411,7 +394,7 @@ fn samples(
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| split_of(&e.labels.app) == split) {
         let shot = screenshot(e)?;
-        for (rect, kind) in truth_widgets(e, &shot) {
+        for (rect, kind) in e.labels.visible_widgets(shot.pixels()) {
             out.push(CnnSample {
                 input: prepare_crop(shot.pixels(), rect, side)?,
                 kind,
@@ -637,7 +620,7 @@ fn bench(flags: &Flags) -> Result<()> {
         ] {
             let vision = Vision::new(
                 VisionConfig {
-                    extract: preset(viewport),
+                    extract: ExtractConfig::for_viewport(viewport),
                     embed,
                 },
                 cnn.clone(),

@@ -1,9 +1,9 @@
 //! Widget kinds: the 14 classes of PIRLTest behind one trait.
 
-use gui_core::{Rect, WidgetKind};
+use gui_core::{Rect, Size, WidgetKind};
 use image::RgbImage;
 
-use crate::Result;
+use crate::{Error, Result};
 
 /// Tells the kind of each widget box on a screen.
 ///
@@ -14,4 +14,26 @@ pub trait WidgetClassifier: Send + Sync {
     /// The kind and its probability for every box, in the order given. All boxes of a
     /// screen are classified in one batch.
     fn classify(&self, screen: &RgbImage, boxes: &[Rect]) -> Result<Vec<(WidgetKind, f32)>>;
+}
+
+/// Every box clipped to the screen, or an error naming the first box (by its index, with
+/// `what` saying which kind of box) that shows nothing once clipped. Shared by every
+/// backend that crops boxes out of a screenshot.
+pub(crate) fn clip_boxes(screen: &RgbImage, boxes: &[Rect], what: &str) -> Result<Vec<Rect>> {
+    let size = Size::new(screen.width(), screen.height());
+    boxes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            b.clip_to(size).ok_or_else(|| {
+                Error::image(
+                    format!("{what} {i} {b:?}"),
+                    format!(
+                        "is empty once clipped to the {}x{} screen",
+                        size.width, size.height
+                    ),
+                )
+            })
+        })
+        .collect()
 }

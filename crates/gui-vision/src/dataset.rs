@@ -114,6 +114,18 @@ pub fn split_of(app: &str) -> Split {
     }
 }
 
+impl LabelledScreen {
+    /// The labelled widgets as a person sees them on `screenshot`, the evaluation protocol
+    /// of `cargo xtask vision eval`: each box is tightened to its visible pixels
+    /// ([`tighten_to_ink`](crate::tighten_to_ink)), and a box showing nothing is dropped.
+    pub fn visible_widgets(&self, screenshot: &image::RgbImage) -> Vec<(Rect, WidgetKind)> {
+        self.widgets
+            .iter()
+            .filter_map(|w| crate::tighten_to_ink(screenshot, w.rect).map(|r| (r, w.kind)))
+            .collect()
+    }
+}
+
 /// A label file found in a data set folder, with the path of its screenshot.
 #[derive(Debug, Clone)]
 pub struct DatasetEntry {

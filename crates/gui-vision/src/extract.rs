@@ -95,6 +95,16 @@ impl ExtractConfig {
         }
     }
 
+    /// The preset for a viewport name of the labelled data sets: `mobile` gives
+    /// [`Self::mobile`], anything else [`Self::web`].
+    pub fn for_viewport(viewport: &str) -> Self {
+        if viewport == "mobile" {
+            Self::mobile()
+        } else {
+            Self::web()
+        }
+    }
+
     /// The same rules for a screenshot with `scale` device pixels per CSS pixel.
     pub fn scaled(&self, scale: f32) -> Self {
         let s = scale.max(0.1);

@@ -21,6 +21,7 @@ use image::RgbImage;
 use ort::session::Session;
 use ort::value::TensorRef;
 
+use crate::classify::clip_boxes;
 use crate::onnx::{ChannelMap, backend_error, load_session, models_dir, resize_crop_chw};
 use crate::{Error, Result};
 
@@ -449,22 +450,7 @@ impl TextRecognizer {
     /// [`Error::Image`] naming a box that is empty once clipped to the screen;
     /// [`Error::Backend`] when the model fails or its output does not fit the character set.
     pub fn recognise(&self, screen: &RgbImage, boxes: &[Rect]) -> Result<Vec<String>> {
-        let size = Size::new(screen.width(), screen.height());
-        let crops = boxes
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                b.clip_to(size).ok_or_else(|| {
-                    Error::image(
-                        format!("text box {i} {b:?}"),
-                        format!(
-                            "is empty once clipped to the {}x{} screen",
-                            size.width, size.height
-                        ),
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let crops = clip_boxes(screen, boxes, "text box")?;
         let ratio = |r: &Rect| r.width as f32 / r.height as f32;
         // Similar shapes share a run, so little of each input is padding.
         let mut order: Vec<usize> = (0..crops.len()).collect();

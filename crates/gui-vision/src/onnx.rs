@@ -10,13 +10,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use gui_core::{Rect, Size, WidgetKind};
+use gui_core::{Rect, WidgetKind};
 use image::RgbImage;
 use ort::environment::Environment;
 use ort::session::Session;
 use ort::value::TensorRef;
 use rayon::prelude::*;
 
+use crate::classify::clip_boxes;
 use crate::{Error, Result, WidgetClassifier};
 
 /// File name of the runtime library inside `<models>/onnxruntime/` (the `onnxruntime==1.31.1`
@@ -366,22 +367,7 @@ impl OnnxClassifier {
 
     /// The input tensor `[N, 3, H, W]` for the boxes, each clipped to the screen.
     fn batch(&self, screen: &RgbImage, boxes: &[Rect]) -> Result<Vec<f32>> {
-        let size = Size::new(screen.width(), screen.height());
-        let crops = boxes
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                b.clip_to(size).ok_or_else(|| {
-                    Error::image(
-                        format!("box {i} {b:?}"),
-                        format!(
-                            "is empty once clipped to the {}x{} screen",
-                            size.width, size.height
-                        ),
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let crops = clip_boxes(screen, boxes, "box")?;
         let (w, h) = self.config.input_size;
         let plane = (w * h) as usize;
         let map = ChannelMap::normalise(

@@ -15,7 +15,6 @@ use gui_vision::dataset::{DatasetEntry, load_dataset};
 use gui_vision::eval::{DetectionScore, PAPER_IOU, match_boxes};
 use gui_vision::{
     CnnClassifier, ExtractConfig, Vision, VisionConfig, WidgetClassifier, extract_screenshot,
-    tighten_to_ink,
 };
 
 /// F-measure at IoU 0.8 over all fixture screens must stay at or above this. Set a little
@@ -46,25 +45,6 @@ fn shot(e: &DatasetEntry) -> Screenshot {
     s
 }
 
-/// The labelled boxes as a person sees them: tightened to their visible pixels (the
-/// evaluation protocol of `cargo xtask vision eval`, see docs/vision.md).
-fn visible(e: &DatasetEntry) -> Vec<(Rect, gui_core::WidgetKind)> {
-    let s = shot(e);
-    e.labels
-        .widgets
-        .iter()
-        .filter_map(|w| tighten_to_ink(s.pixels(), w.rect).map(|r| (r, w.kind)))
-        .collect()
-}
-
-fn preset(viewport: &str) -> ExtractConfig {
-    if viewport == "mobile" {
-        ExtractConfig::mobile()
-    } else {
-        ExtractConfig::web()
-    }
-}
-
 fn expected_path(e: &DatasetEntry) -> PathBuf {
     let l = &e.labels;
     data()
@@ -76,11 +56,12 @@ fn expected_path(e: &DatasetEntry) -> PathBuf {
 fn extraction_matches_the_blessed_boxes() {
     let bless = std::env::var_os("GUI_VISION_BLESS").is_some();
     for e in fixtures() {
-        let found: Vec<Rect> = extract_screenshot(&shot(&e), &preset(&e.labels.viewport))
-            .unwrap()
-            .iter()
-            .map(|d| d.rect)
-            .collect();
+        let found: Vec<Rect> =
+            extract_screenshot(&shot(&e), &ExtractConfig::for_viewport(&e.labels.viewport))
+                .unwrap()
+                .iter()
+                .map(|d| d.rect)
+                .collect();
         let path = expected_path(&e);
         if bless {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -113,12 +94,19 @@ fn extraction_matches_the_blessed_boxes() {
 fn extraction_agrees_with_the_dom_ground_truth() {
     let mut total = DetectionScore::default();
     for e in fixtures() {
-        let found: Vec<Rect> = extract_screenshot(&shot(&e), &preset(&e.labels.viewport))
-            .unwrap()
-            .iter()
-            .map(|d| d.rect)
+        let s = shot(&e);
+        let found: Vec<Rect> =
+            extract_screenshot(&s, &ExtractConfig::for_viewport(&e.labels.viewport))
+                .unwrap()
+                .iter()
+                .map(|d| d.rect)
+                .collect();
+        let truth: Vec<Rect> = e
+            .labels
+            .visible_widgets(s.pixels())
+            .into_iter()
+            .map(|(r, _)| r)
             .collect();
-        let truth: Vec<Rect> = visible(&e).into_iter().map(|(r, _)| r).collect();
         total.add(&match_boxes(&found, &truth, PAPER_IOU));
     }
     assert!(
@@ -136,7 +124,7 @@ fn shipped_cnn_tells_kinds_of_ground_truth_boxes() {
     let (mut right, mut all) = (0usize, 0usize);
     for e in fixtures() {
         let s = shot(&e);
-        let labelled = visible(&e);
+        let labelled = e.labels.visible_widgets(s.pixels());
         let rects: Vec<Rect> = labelled.iter().map(|(r, _)| *r).collect();
         let kinds = classifier.classify(s.pixels(), &rects).unwrap();
         assert_eq!(kinds.len(), rects.len());
