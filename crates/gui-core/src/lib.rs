@@ -16,6 +16,8 @@
 //! ```
 
 mod action;
+#[cfg(feature = "checkpoint")]
+pub mod checkpoint;
 mod error;
 mod geometry;
 mod screenshot;

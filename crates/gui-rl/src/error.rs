@@ -10,6 +10,12 @@ pub enum Error {
     /// An argument that does not fit the others (lengths, dimensions, unknown ids).
     #[error("invalid input `{what}`: {message}")]
     Input { what: &'static str, message: String },
+    /// A model file that cannot be read or written.
+    #[error("model {}: {message}", path.display())]
+    Model {
+        path: std::path::PathBuf,
+        message: String,
+    },
 }
 
 /// Result with this crate's [`Error`].

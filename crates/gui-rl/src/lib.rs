@@ -28,6 +28,7 @@ mod error;
 mod memory;
 mod pages;
 mod policy;
+mod qnet;
 mod reward;
 
 pub use error::{Error, Result};
@@ -37,4 +38,5 @@ pub use pages::{
     widget_similarity,
 };
 pub use policy::BoltzmannPolicy;
+pub use qnet::{FitReport, QBatch, QNetwork, QNetworkConfig};
 pub use reward::{curiosity_reward, q_target};
