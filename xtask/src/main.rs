@@ -16,6 +16,7 @@
 mod canny_compare;
 mod layout_embedder;
 mod models;
+mod rl_bench;
 mod vision;
 mod vision_data;
 
@@ -50,6 +51,7 @@ fn main() -> Result<()> {
         "models" => models::install(),
         "vision-data" => vision_data::run(rest),
         "vision" => vision::run(rest),
+        "rl-bench" => rl_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -185,15 +187,13 @@ fn cargo() -> Command {
 fn test() -> Result<()> {
     setup()?;
     run(cargo().args(["fmt", "--all", "--check"]))?;
-    run(cargo().args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    // Default features (what users build) and every feature (the ONNX and OCR backends).
+    for features in [&[][..], &["--all-features"][..]] {
+        run(cargo()
+            .args(["clippy", "--workspace", "--all-targets"])
+            .args(features)
+            .args(["--", "-D", "warnings"]))?;
+    }
     let mut totals = (0, 0);
     for args in [
         // Every feature on, so the ONNX and OCR backends are tested too.

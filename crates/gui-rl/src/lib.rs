@@ -32,7 +32,7 @@ mod qnet;
 mod reward;
 
 pub use error::{Error, Result};
-pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry};
+pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{
     ActionKey, PageId, PageStats, PageStore, PageStoreConfig, PageView, page_similarity,
     widget_similarity,

@@ -25,6 +25,11 @@ pub struct MemoryEntry<S = Vec<f32>, A = Vec<f32>> {
     pub next_actions: Vec<A>,
 }
 
+/// An entry whose vectors are shared allocations: an agent that keeps one vector per page
+/// and per candidate action stores each once, and [`QNetwork::fit`](crate::QNetwork::fit)
+/// recognises the sharing and evaluates each once.
+pub type SharedEntry = MemoryEntry<std::sync::Arc<[f32]>, std::sync::Arc<[f32]>>;
+
 /// Configuration of an [`ExplorationMemory`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryConfig {

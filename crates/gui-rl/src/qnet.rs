@@ -676,6 +676,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::SharedEntry;
 
     fn small(seed: u64) -> QNetwork {
         let mut c = QNetworkConfig::new(6, 4);
@@ -768,7 +769,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let states: Vec<Arc<[f32]>> = (0..4).map(|_| vector(&mut rng, 6).into()).collect();
         let acts: Vec<Arc<[f32]>> = (0..6).map(|_| vector(&mut rng, 4).into()).collect();
-        let entries: Vec<MemoryEntry<Arc<[f32]>, Arc<[f32]>>> = (0..40)
+        let entries: Vec<SharedEntry> = (0..40)
             .map(|i| MemoryEntry {
                 state: states[i % 4].clone(),
                 action: acts[i % 6].clone(),

@@ -1,9 +1,9 @@
 //! Widget kinds: the 14 classes of PIRLTest behind one trait.
 
-use gui_core::{Rect, Size, WidgetKind};
+use gui_core::{Rect, WidgetKind};
 use image::RgbImage;
 
-use crate::{Error, Result};
+use crate::Result;
 
 /// Tells the kind of each widget box on a screen.
 ///
@@ -19,7 +19,11 @@ pub trait WidgetClassifier: Send + Sync {
 /// Every box clipped to the screen, or an error naming the first box (by its index, with
 /// `what` saying which kind of box) that shows nothing once clipped. Shared by every
 /// backend that crops boxes out of a screenshot.
+#[cfg(feature = "onnx")]
 pub(crate) fn clip_boxes(screen: &RgbImage, boxes: &[Rect], what: &str) -> Result<Vec<Rect>> {
+    use crate::Error;
+    use gui_core::Size;
+
     let size = Size::new(screen.width(), screen.height());
     boxes
         .iter()
