@@ -14,6 +14,7 @@
 //! - `layout-embedder` train / stability-check / evaluate / time the LSTM layout embedder
 
 mod canny_compare;
+mod compare;
 mod layout_embedder;
 mod models;
 mod rl_bench;
@@ -52,6 +53,7 @@ fn main() -> Result<()> {
         "vision-data" => vision_data::run(rest),
         "vision" => vision::run(rest),
         "rl-bench" => rl_bench::run(rest),
+        "compare" => compare::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -315,11 +317,15 @@ fn fetch(package: &str) -> Result<PathBuf> {
     Ok(dir.join("package"))
 }
 
-fn subjects(rest: &[String]) -> Result<()> {
+fn subject_list() -> Result<SubjectList> {
     let path = root().join("xtask/subjects.toml");
     let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
-    let list: SubjectList =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+fn subjects(rest: &[String]) -> Result<()> {
+    let list = subject_list()?;
+    let path = root().join("xtask/subjects.toml");
     match rest {
         [] => {
             for s in &list.subject {

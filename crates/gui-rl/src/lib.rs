@@ -24,6 +24,7 @@
 //! # Ok::<(), gui_rl::Error>(())
 //! ```
 
+mod agent;
 mod error;
 mod memory;
 mod pages;
@@ -31,6 +32,7 @@ mod policy;
 mod qnet;
 mod reward;
 
+pub use agent::{AgentConfig, AgentStats, AgentTimings, PirlAgent, page_view};
 pub use error::{Error, Result};
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{

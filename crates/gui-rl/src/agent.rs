@@ -1,0 +1,494 @@
+//! The PIRLTest agent (Fig. 3): screenshot → widgets and layout → page state → candidate
+//! actions → Q-values → Boltzmann choice, and after every step the reward of Eq. 1, a
+//! memory entry and a retraining of the Q-network.
+//!
+//! The agent sees only pixels: it needs no device, only each screenshot and the platform.
+//! One call, [`PirlAgent::decide`], closes the previous step (the screen it gets is the
+//! outcome of the last action) and chooses the next action.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
+use gui_core::{Action, ActionKind, Platform, Screenshot, Size};
+use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
+use gui_vision::{ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ActionKey, BoltzmannPolicy, Error, ExplorationMemory, MemoryConfig, MemoryEntry, PageId,
+    PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, SharedEntry,
+};
+
+/// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentConfig {
+    /// Seed of the network's initial weights, the batch draws and the action choices.
+    pub seed: u64,
+    /// Discount `γ` of Eq. 3. The paper does not state it; 0.9 is the usual choice of
+    /// the DQN work it follows.
+    pub gamma: f64,
+    /// Softmax temperature of the policy. Rewards lie in `[0, 1]`, so Q-values differ by
+    /// fractions; 0.1 lets a difference of 0.1 count e-fold.
+    pub temperature: f64,
+    /// Weight of system actions' Q-values (0.5, Section 3.4.3).
+    pub system_weight: f64,
+    /// Retrain the network after this many steps (the paper retrains "constantly").
+    pub train_every: usize,
+    /// Memory entries per retraining: the newest half and a random half of the rest
+    /// (Section 3.4.2). 64, one batch of the paper's size.
+    pub train_samples: usize,
+    /// Hidden layers, learning rate, batch and epochs of the Q-network (the paper's
+    /// 4x512, 0.01, 64, 5).
+    pub hidden: Vec<usize>,
+    pub learning_rate: f64,
+    pub batch_size: usize,
+    pub epochs: usize,
+    pub memory: MemoryConfig,
+    pub pages: PageStoreConfig,
+    /// Widget extraction; `None` picks [`ExtractConfig::mobile`] for screens narrower
+    /// than 600 pixels and [`ExtractConfig::web`] otherwise.
+    pub extract: Option<ExtractConfig>,
+    pub layout: LayoutConfig,
+    pub actions: ActionSpaceConfig,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        let q = QNetworkConfig::new(1, 1);
+        Self {
+            seed: 0,
+            gamma: 0.9,
+            temperature: 0.1,
+            system_weight: 0.5,
+            train_every: 1,
+            train_samples: 64,
+            hidden: q.hidden,
+            learning_rate: q.learning_rate,
+            batch_size: q.batch_size,
+            epochs: q.epochs,
+            memory: MemoryConfig::default(),
+            pages: PageStoreConfig::default(),
+            extract: None,
+            layout: LayoutConfig::default(),
+            actions: ActionSpaceConfig::default(),
+        }
+    }
+}
+
+/// Where the agent's time went, in milliseconds summed over all decisions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentTimings {
+    /// Widgets, kinds, embeddings (gui-vision).
+    pub vision_ms: f64,
+    /// Layout characterisation and LSTM embedding.
+    pub layout_ms: f64,
+    /// Page store lookup (similarity, tree edit distance).
+    pub pages_ms: f64,
+    /// Q-network retraining.
+    pub train_ms: f64,
+    /// Q-values of the candidates and the choice.
+    pub choose_ms: f64,
+}
+
+impl AgentTimings {
+    pub fn total_ms(&self) -> f64 {
+        self.vision_ms + self.layout_ms + self.pages_ms + self.train_ms + self.choose_ms
+    }
+}
+
+/// A summary of what the agent learnt so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentStats {
+    pub decisions: u64,
+    /// Distinct pages found.
+    pub pages: usize,
+    pub memory: usize,
+    pub retrainings: u64,
+    /// Mean squared error of the last retraining's last step.
+    pub last_loss: f32,
+    /// Reward of the last transition.
+    pub last_reward: f64,
+    pub timings: AgentTimings,
+}
+
+/// What the agent keeps of a page: its state vector and its candidate actions, fixed at
+/// the first visit so that the action counts of Eq. 1 refer to one list; an action's
+/// [`ActionKey`] target is its index in that list.
+#[derive(Debug)]
+struct PageActions {
+    state: Arc<[f32]>,
+    actions: Vec<Action>,
+    embeddings: Vec<Arc<[f32]>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    page: PageId,
+    action: usize,
+}
+
+/// The PIRLTest exploration agent.
+pub struct PirlAgent {
+    config: AgentConfig,
+    cnn: Arc<WidgetCnn>,
+    vision: Option<(Size, Vision)>,
+    layout_embedder: LayoutEmbedder,
+    action_embedding: ActionEmbedding,
+    space: Option<ActionSpace>,
+    policy: BoltzmannPolicy,
+    store: PageStore,
+    pages: Vec<PageActions>,
+    memory: ExplorationMemory<Arc<[f32]>, Arc<[f32]>>,
+    network: QNetwork,
+    rng: ChaCha8Rng,
+    pending: Option<Pending>,
+    since_training: usize,
+    stats: AgentStats,
+}
+
+impl std::fmt::Debug for PirlAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PirlAgent")
+            .field("config", &self.config)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+/// The page of one screen as the agent sees it: the widgets found by gui-vision, their
+/// embeddings scaled for the widget similarity (see below), and the layout tree of
+/// their Group/Line/Column characterisation with kind labels.
+///
+/// Widget embeddings are scaled to unit length and then by 1/√2: their parts are
+/// non-negative, so two of them are at most √2 apart before the scaling and at most 1
+/// after, the range `sim_w = 1 − d` expects.
+pub fn page_view(seen: ScreenVision, screen: Size, layout: &LayoutConfig) -> Result<PageView> {
+    let tree = characterise(&seen.widgets, screen, layout).tree(TreeLabels::Kinds);
+    let mut embeddings = seen.embeddings;
+    for v in &mut embeddings {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            let s = std::f32::consts::FRAC_1_SQRT_2 / norm;
+            v.iter_mut().for_each(|x| *x *= s);
+        }
+    }
+    PageView::new(seen.widgets, embeddings, tree)
+}
+
+impl PirlAgent {
+    /// An agent with the widget CNN and layout LSTM that ship with gui-vision and
+    /// gui-layout, and a new Q-network.
+    pub fn new(config: AgentConfig) -> Result<Self> {
+        let layout_embedder = LayoutEmbedder::shipped().map_err(|e| Error::Input {
+            what: "layout embedder",
+            message: e.to_string(),
+        })?;
+        let cnn = Arc::new(WidgetCnn::shipped().map_err(vision_error)?);
+        let widget_dim = Vision::new(VisionConfig::default(), cnn.clone())
+            .map_err(vision_error)?
+            .embedding_dim();
+        let action_embedding = ActionEmbedding::new(widget_dim);
+        let state_dim = widget_dim + layout_embedder.config().out_dim;
+        let network = QNetwork::new(QNetworkConfig {
+            hidden: config.hidden.clone(),
+            learning_rate: config.learning_rate,
+            batch_size: config.batch_size,
+            epochs: config.epochs,
+            seed: config.seed,
+            ..QNetworkConfig::new(state_dim, action_embedding.dim())
+        })?;
+        let policy =
+            BoltzmannPolicy::new(config.temperature)?.with_system_weight(config.system_weight)?;
+        if config.train_every == 0 || config.train_samples == 0 {
+            return Err(Error::Config {
+                field: "train_every",
+                message: "train_every and train_samples must be at least 1".to_owned(),
+            });
+        }
+        Ok(Self {
+            store: PageStore::new(config.pages)?,
+            memory: ExplorationMemory::new(config.memory)?,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            config,
+            cnn,
+            vision: None,
+            layout_embedder,
+            action_embedding,
+            space: None,
+            policy,
+            pages: Vec::new(),
+            network,
+            pending: None,
+            since_training: 0,
+            stats: AgentStats::default(),
+        })
+    }
+
+    /// Replaces the Q-network by one learnt before (see [`QNetwork::load`]); its input
+    /// sizes must match this agent's.
+    pub fn with_network(mut self, network: QNetwork) -> Result<Self> {
+        let (mine, theirs) = (self.network.config(), network.config());
+        if (mine.state_dim, mine.action_dim) != (theirs.state_dim, theirs.action_dim) {
+            return Err(Error::Input {
+                what: "network",
+                message: format!(
+                    "takes state {} + action {}, this agent gives {} + {}",
+                    theirs.state_dim, theirs.action_dim, mine.state_dim, mine.action_dim
+                ),
+            });
+        }
+        self.network = network;
+        Ok(self)
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    pub fn network(&self) -> &QNetwork {
+        &self.network
+    }
+
+    pub fn pages(&self) -> &PageStore {
+        &self.store
+    }
+
+    pub fn stats(&self) -> AgentStats {
+        AgentStats {
+            pages: self.store.len(),
+            memory: self.memory.len(),
+            ..self.stats
+        }
+    }
+
+    /// Saves the Q-network so that a later run can start from it.
+    pub fn save_network(&self, path: impl AsRef<Path>) -> Result<()> {
+        self.network.save(path)
+    }
+
+    /// The app was restarted: the next screen starts afresh rather than being the outcome
+    /// of the last action.
+    pub fn reset_episode(&mut self) {
+        self.pending = None;
+    }
+
+    /// Closes the previous step with `screen` as its outcome (page counters, reward,
+    /// memory, retraining) and chooses the next action among those the platform and the
+    /// device support.
+    pub fn decide(
+        &mut self,
+        screen: &Screenshot,
+        platform: Platform,
+        supported: &[ActionKind],
+    ) -> Result<Action> {
+        let page = self.observe(screen, platform, supported)?;
+        if let Some(prev) = self.pending.take() {
+            self.close_step(prev, page)?;
+        } else {
+            self.store.record_visit(page)?;
+        }
+        let t = Instant::now();
+        let entry = &self.pages[page.0];
+        let action = if entry.actions.is_empty() {
+            // Nothing detected and no page or system action enabled: going back is the
+            // one move every platform has.
+            Action::new(ActionKind::Return)
+        } else {
+            let embeddings: Vec<&[f32]> = entry.embeddings.iter().map(|e| &e[..]).collect();
+            let q = self.network.q_values(&entry.state, &embeddings)?;
+            let kinds: Vec<ActionKind> = entry.actions.iter().map(|a| a.kind).collect();
+            let i = self.policy.choose(&q, &kinds, &mut self.rng)?;
+            self.pending = Some(Pending { page, action: i });
+            entry.actions[i].clone()
+        };
+        self.stats.timings.choose_ms += ms(t);
+        self.stats.decisions += 1;
+        Ok(action)
+    }
+
+    /// The page of `screen`, created with its state and candidates when new.
+    fn observe(
+        &mut self,
+        screen: &Screenshot,
+        platform: Platform,
+        supported: &[ActionKind],
+    ) -> Result<PageId> {
+        let size = Size::new(screen.width(), screen.height());
+        let t = Instant::now();
+        let vision = self.vision_for(size)?;
+        let seen = vision.analyse(screen).map_err(vision_error)?;
+        self.stats.timings.vision_ms += ms(t);
+
+        let t = Instant::now();
+        let view = page_view(seen, size, &self.config.layout)?;
+        self.stats.timings.layout_ms += ms(t);
+
+        let t = Instant::now();
+        let known = self.store.len();
+        let page = self.store.lookup_or_insert(view)?;
+        self.stats.timings.pages_ms += ms(t);
+        if page.0 == known {
+            let t = Instant::now();
+            let entry = self.page_actions(page, platform, supported)?;
+            self.stats.timings.layout_ms += ms(t);
+            self.store.set_executable(page, entry.actions.len())?;
+            self.pages.push(entry);
+        }
+        Ok(page)
+    }
+
+    fn vision_for(&mut self, size: Size) -> Result<&Vision> {
+        if self.vision.as_ref().is_none_or(|(s, _)| *s != size) {
+            let extract = self.config.extract.clone().unwrap_or_else(|| {
+                if size.width < 600 {
+                    ExtractConfig::mobile()
+                } else {
+                    ExtractConfig::web()
+                }
+            });
+            let config = VisionConfig {
+                extract,
+                ..VisionConfig::default()
+            };
+            let vision = Vision::new(config, self.cnn.clone()).map_err(vision_error)?;
+            self.vision = Some((size, vision));
+        }
+        Ok(&self.vision.as_ref().expect("set above").1)
+    }
+
+    /// State vector (mean widget embedding ‖ layout embedding, Section 3.1.3) and the
+    /// candidate actions with their embeddings, from the page's first screen.
+    fn page_actions(
+        &mut self,
+        page: PageId,
+        platform: Platform,
+        supported: &[ActionKind],
+    ) -> Result<PageActions> {
+        let space = self.space_for(platform, supported)?.clone();
+        let view = self.store.view(page)?;
+        let dim = self.action_embedding.widget_dim();
+        let mut mean = vec![0f32; dim];
+        for e in view.embeddings() {
+            mean.iter_mut().zip(e).for_each(|(m, x)| *m += x);
+        }
+        let n = view.embeddings().len().max(1) as f32;
+        mean.iter_mut().for_each(|m| *m /= n);
+        let layout = self
+            .layout_embedder
+            .embed(view.layout())
+            .map_err(|e| Error::Input {
+                what: "layout",
+                message: e.to_string(),
+            })?;
+        mean.extend(layout);
+        let state: Arc<[f32]> = mean.into();
+
+        let mut actions = Vec::new();
+        let mut embeddings = Vec::new();
+        for (widget, emb) in view.widgets().iter().zip(view.embeddings()) {
+            let text = self.rng.random_range(0..space.config().texts.len().max(1));
+            for a in space.widget_candidates(widget, text) {
+                embeddings.push(self.embed(&a, Some(emb))?);
+                actions.push(a);
+            }
+        }
+        for a in space
+            .page_candidates()
+            .into_iter()
+            .chain(space.system_candidates())
+        {
+            embeddings.push(self.embed(&a, None)?);
+            actions.push(a);
+        }
+        Ok(PageActions {
+            state,
+            actions,
+            embeddings,
+        })
+    }
+
+    fn embed(&self, action: &Action, widget: Option<&[f32]>) -> Result<Arc<[f32]>> {
+        self.action_embedding
+            .embed(action, widget)
+            .map(Into::into)
+            .map_err(|e| Error::Input {
+                what: "action",
+                message: e.to_string(),
+            })
+    }
+
+    fn space_for(&mut self, platform: Platform, supported: &[ActionKind]) -> Result<&ActionSpace> {
+        if self.space.as_ref().is_none_or(|s| s.platform() != platform) {
+            let device: BTreeSet<ActionKind> = supported.iter().copied().collect();
+            let enabled = self
+                .config
+                .actions
+                .enabled
+                .intersection(&device)
+                .copied()
+                .collect();
+            let config = ActionSpaceConfig {
+                enabled,
+                ..self.config.actions.clone()
+            };
+            self.space = Some(
+                ActionSpace::new(platform, config).map_err(|e| Error::Config {
+                    field: "actions",
+                    message: e.to_string(),
+                })?,
+            );
+        }
+        Ok(self.space.as_ref().expect("set above"))
+    }
+
+    /// Counters, reward (Eq. 1), memory entry and, when due, a retraining.
+    fn close_step(&mut self, prev: Pending, page: PageId) -> Result<()> {
+        let from = &self.pages[prev.page.0];
+        let key = ActionKey {
+            kind: from.actions[prev.action].kind,
+            target: Some(prev.action),
+        };
+        self.store.record_transition(prev.page, key, page)?;
+        let reward = self.store.transition_reward(prev.page, page)?;
+        let to = &self.pages[page.0];
+        let entry: SharedEntry = MemoryEntry {
+            state: from.state.clone(),
+            action: from.embeddings[prev.action].clone(),
+            reward,
+            next_state: to.state.clone(),
+            next_actions: to.embeddings.clone(),
+        };
+        self.memory.push(entry);
+        self.stats.last_reward = reward;
+        self.since_training += 1;
+        if self.since_training >= self.config.train_every {
+            self.since_training = 0;
+            let t = Instant::now();
+            let batch = self
+                .memory
+                .training_batch(self.config.train_samples, &mut self.rng);
+            let report = self.network.fit(&batch, self.config.gamma)?;
+            self.stats.retrainings += 1;
+            self.stats.last_loss = report.last_loss;
+            self.stats.timings.train_ms += ms(t);
+        }
+        Ok(())
+    }
+}
+
+fn vision_error(e: gui_vision::Error) -> Error {
+    Error::Input {
+        what: "screenshot",
+        message: e.to_string(),
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

@@ -1,0 +1,129 @@
+//! `pirltest`: curiosity-driven exploration from pixels (PIRLTest) on a web app (default:
+//! the bundled demo). Records every step in the same run folder as `monkey` and writes the
+//! learnt Q-network beside it.
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use gui_explore::explore;
+use gui_rl::{AgentConfig, PirlAgent, QNetwork};
+use gui_testing::cli::{RunArgs, TargetArgs};
+use gui_testing::pirltest::PirlStrategy;
+
+// candle allocates a tensor per operation; mimalloc halves training time here.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Explore an app with the PIRLTest agent and record every step in a run folder.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Start from a Q-network saved by an earlier run.
+    #[arg(long, value_name = "FILE")]
+    model_in: Option<PathBuf>,
+    /// Where to write the learnt Q-network (default: q_network.safetensors in the run
+    /// folder).
+    #[arg(long, value_name = "FILE")]
+    model_out: Option<PathBuf>,
+    /// Softmax temperature of the Boltzmann policy.
+    #[arg(long, default_value_t = AgentConfig::default().temperature)]
+    temperature: f64,
+    /// Discount γ of the Q-learning target (Eq. 3).
+    #[arg(long, default_value_t = AgentConfig::default().gamma)]
+    gamma: f64,
+    /// Retrain the Q-network every this many steps.
+    #[arg(long, default_value_t = AgentConfig::default().train_every)]
+    train_every: usize,
+    /// Print a progress line every this many steps (0: never).
+    #[arg(long, default_value_t = 10)]
+    progress: u64,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let config = AgentConfig {
+        seed: cli.run.seed,
+        temperature: cli.temperature,
+        gamma: cli.gamma,
+        train_every: cli.train_every,
+        ..AgentConfig::default()
+    };
+    let mut agent = PirlAgent::new(config.clone()).context("building the PIRLTest agent")?;
+    if let Some(path) = &cli.model_in {
+        let network = QNetwork::load(path)?;
+        agent = agent
+            .with_network(network)
+            .with_context(|| format!("--model-in {}", path.display()))?;
+    }
+    let mut target = cli.target.start()?;
+    let explore_config = cli.run.explore_config();
+    let meta = serde_json::json!({
+        "strategy": "pirltest",
+        "seed": cli.run.seed,
+        "url": target.url,
+        "device": target.device.describe(),
+        "agent": config,
+        "model_in": cli.model_in,
+        "explore": explore_config,
+        "throttle_ms": cli.run.throttle,
+    });
+    let mut recorder = cli.run.recorder("pirltest", &meta)?;
+    let mut strategy = PirlStrategy::new(agent);
+    if cli.progress > 0 {
+        strategy = strategy.with_progress(cli.progress);
+    }
+    let outcome = explore(
+        target.device.as_mut(),
+        &mut strategy,
+        &mut cli.run.throttle(),
+        &mut recorder,
+        &explore_config,
+    );
+    // What was learnt is saved even when the run itself failed.
+    let model_out = cli
+        .model_out
+        .clone()
+        .unwrap_or_else(|| recorder.dir().join("q_network.safetensors"));
+    let agent = strategy.agent();
+    agent.save_network(&model_out)?;
+    let stats = agent.stats();
+    let agent_json = recorder.dir().join("agent.json");
+    let report = serde_json::json!({
+        "stats": stats,
+        "errors": strategy.errors(),
+        "model": model_out,
+    });
+    std::fs::write(&agent_json, serde_json::to_vec_pretty(&report)?)
+        .with_context(|| format!("writing {}", agent_json.display()))?;
+    let summary = outcome?;
+    let cov = summary.coverage.map_or_else(
+        || "n/a".to_owned(),
+        |c| {
+            format!(
+                "{}/{} functions, {:.1}% of bytes",
+                c.functions_covered,
+                c.functions_total,
+                100.0 * c.byte_ratio()
+            )
+        },
+    );
+    println!(
+        "pirltest: {} steps in {:.1} s, coverage {cov}, {} unique signals, {} pages, median step {:.1} ms, agent {:.1} ms/step",
+        summary.steps,
+        summary.duration_ms as f64 / 1e3,
+        summary.unique_signals,
+        stats.pages,
+        summary.median_round_trip_ms,
+        stats.timings.total_ms() / stats.decisions.max(1) as f64
+    );
+    for (step, e) in strategy.errors().iter().take(5) {
+        eprintln!("pirltest: the agent failed at step {step}: {e}");
+    }
+    println!("run folder: {}", recorder.dir().display());
+    println!("Q-network: {}", model_out.display());
+    Ok(())
+}

@@ -1,0 +1,416 @@
+//! `cargo xtask compare`: PIRLTest against Monkey on the bundled demo app and the subject
+//! apps, several seeds, in real Chromium. Each run is the strategy's own binary
+//! (`pirltest`, `monkey`) writing its usual run folder; this task only reads them.
+//!
+//! Options:
+//! - `--apps a,b` (default `demo` and every subject in `xtask/subjects.toml`);
+//! - `--seeds 1,2,3` (default);
+//! - `--steps 100,250,500` (default; each run goes to the largest, the others are read
+//!   off its per-step coverage);
+//! - `--strategies pirltest,monkey` (default);
+//! - `--out DIR` (default `target/compare`): run folders, `report.md` and one
+//!   `coverage-<app>.svg` per app.
+//!
+//! Measures, per app, strategy and checkpoint: JS functions covered (of the app's origin),
+//! the gain beyond what loading the start page covers (measured once per app), unique
+//! uncaught exceptions, the seeded demo bugs found (A, B and D of
+//! `examples/apps/demo/README.md`; C1 and C2 are wrong output without any signal and need an
+//! oracle) and steps per minute. Medians over seeds.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
+use gui_explore::read_steps;
+
+/// Seeded demo bugs that leave a signal: (name, signal kind, a piece of its key).
+const DEMO_BUGS: [(&str, &str, &str); 3] = [
+    (
+        "A undo after archive-all",
+        "UncaughtException",
+        "undoArchive",
+    ),
+    ("B checkout with coupon", "UncaughtException", "checkout"),
+    ("D invalid email", "ConsoleError", "invalid email"),
+];
+
+struct Options {
+    apps: Vec<String>,
+    seeds: Vec<u64>,
+    steps: Vec<u64>,
+    strategies: Vec<String>,
+    out: PathBuf,
+}
+
+fn list<T: std::str::FromStr>(flag: &str, v: &str) -> Result<Vec<T>> {
+    v.split(',')
+        .map(|x| {
+            x.trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("{flag}: `{x}` is not valid"))
+        })
+        .collect()
+}
+
+fn parse(rest: &[String]) -> Result<Options> {
+    let mut o = Options {
+        apps: Vec::new(),
+        seeds: vec![1, 2, 3],
+        steps: vec![100, 250, 500],
+        strategies: vec!["pirltest".into(), "monkey".into()],
+        out: crate::root().join("target/compare"),
+    };
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().with_context(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--apps" => o.apps = list(flag, value)?,
+            "--seeds" => o.seeds = list(flag, value)?,
+            "--steps" => o.steps = list(flag, value)?,
+            "--strategies" => o.strategies = list(flag, value)?,
+            "--out" => o.out = PathBuf::from(value),
+            other => {
+                bail!("unknown option {other}; options: --apps --seeds --steps --strategies --out")
+            }
+        }
+    }
+    o.steps.sort_unstable();
+    o.steps.dedup();
+    if o.steps.is_empty() || o.steps[0] == 0 || o.seeds.is_empty() || o.strategies.is_empty() {
+        bail!("--steps, --seeds and --strategies need at least one value (steps > 0)");
+    }
+    for s in &o.strategies {
+        if !["pirltest", "monkey"].contains(&s.as_str()) {
+            bail!("--strategies: unknown strategy `{s}` (pirltest, monkey)");
+        }
+    }
+    Ok(o)
+}
+
+/// What one run folder says.
+struct RunResult {
+    /// Functions covered after each step (index 0 = step 1).
+    functions: Vec<u64>,
+    functions_total: u64,
+    /// Unique signals: (kind, key, first step).
+    signals: Vec<(String, String, u64)>,
+    steps_per_minute: f64,
+}
+
+impl RunResult {
+    fn read(dir: &Path) -> Result<Self> {
+        let steps = read_steps(dir).with_context(|| format!("reading {}", dir.display()))?;
+        let mut functions = Vec::with_capacity(steps.len());
+        let mut last = 0;
+        let mut total = 0;
+        for s in &steps {
+            if let Some(c) = s.coverage {
+                last = c.functions_covered;
+                total = c.functions_total;
+            }
+            functions.push(last);
+        }
+        let signals_path = dir.join("signals.jsonl");
+        let text = std::fs::read_to_string(&signals_path).unwrap_or_default();
+        let mut signals = Vec::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .with_context(|| format!("{}: bad line", signals_path.display()))?;
+            let kind = v["kind"].as_str().unwrap_or("").to_owned();
+            signals.push((
+                kind,
+                v["key"].as_str().unwrap_or("").to_owned(),
+                v["first_step"].as_u64().unwrap_or(0),
+            ));
+        }
+        let minutes = steps.last().map_or(0.0, |s| s.elapsed_ms as f64 / 60_000.0);
+        Ok(Self {
+            functions,
+            functions_total: total,
+            signals,
+            steps_per_minute: if minutes > 0.0 {
+                steps.len() as f64 / minutes
+            } else {
+                0.0
+            },
+        })
+    }
+
+    fn functions_at(&self, step: u64) -> u64 {
+        let i = (step as usize).min(self.functions.len());
+        if i == 0 { 0 } else { self.functions[i - 1] }
+    }
+
+    fn exceptions_by(&self, step: u64) -> usize {
+        self.signals
+            .iter()
+            .filter(|(k, _, first)| k == "uncaught_exception" && *first <= step)
+            .count()
+    }
+
+    fn bug_step(&self, kind: &str, needle: &str) -> Option<u64> {
+        let kind = match kind {
+            "UncaughtException" => "uncaught_exception",
+            _ => "console_error",
+        };
+        self.signals
+            .iter()
+            .filter(|(k, key, _)| k == kind && key.contains(needle))
+            .map(|(_, _, s)| *s)
+            .min()
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The app's URL, kept served while the value lives.
+fn serve(app: &str) -> Result<StaticServer> {
+    if app == "demo" {
+        return StaticServer::demo().context("serving the demo app");
+    }
+    let subjects = crate::subject_list()?;
+    let s = subjects
+        .subject
+        .iter()
+        .find(|s| s.name == app)
+        .with_context(|| format!("no app `{app}`: use demo or a name in xtask/subjects.toml"))?;
+    let dir = crate::fetch(&s.package)?;
+    StaticServer::folder(&dir, &s.entry).with_context(|| format!("serving {app}"))
+}
+
+/// Functions covered once the start page has loaded, before any action.
+fn start_coverage(url: &str) -> Result<u64> {
+    let mut device = ChromiumDevice::launch(url, ChromiumConfig::default())
+        .with_context(|| format!("starting Chromium on {url}"))?;
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let c = device
+        .coverage()?
+        .context("Chromium reported no coverage")?;
+    Ok(c.functions_covered)
+}
+
+pub fn run(rest: &[String]) -> Result<()> {
+    let mut o = parse(rest)?;
+    if o.apps.is_empty() {
+        o.apps = std::iter::once("demo".to_owned())
+            .chain(crate::subject_list()?.subject.into_iter().map(|s| s.name))
+            .collect();
+    }
+    crate::setup()?;
+    crate::run(crate::cargo().args([
+        "build",
+        "--release",
+        "--quiet",
+        "--bin",
+        "pirltest",
+        "--bin",
+        "monkey",
+    ]))?;
+    std::fs::create_dir_all(&o.out)?;
+    let max = *o.steps.last().expect("checked");
+    let mut report = String::new();
+    writeln!(
+        report,
+        "# PIRLTest vs Monkey\n\nSeeds {:?}, steps {:?}, Chromium 1280x800, throttle 200 ms. \
+         Medians over seeds. `gain` = functions covered beyond the start page.\n",
+        o.seeds, o.steps
+    )?;
+    let mut ratios: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for app in &o.apps {
+        let server = serve(app)?;
+        let url = server.url();
+        let start = start_coverage(&url)?;
+        eprintln!("compare: {app}: the start page covers {start} functions");
+        let mut results: BTreeMap<String, Vec<(u64, RunResult)>> = BTreeMap::new();
+        for strategy in &o.strategies {
+            for &seed in &o.seeds {
+                let dir = o.out.join(format!("{app}-{strategy}-seed{seed}-{max}"));
+                if !dir.join("summary.json").is_file() {
+                    let _ = std::fs::remove_dir_all(&dir);
+                    eprintln!("compare: {app} {strategy} seed {seed}, {max} steps");
+                    let bin = crate::root().join("target/release").join(strategy);
+                    let mut cmd = std::process::Command::new(&bin);
+                    cmd.args(["--url", &url, "--steps", &max.to_string()])
+                        .args(["--seed", &seed.to_string()])
+                        .arg("--out")
+                        .arg(&dir);
+                    if strategy == "pirltest" {
+                        cmd.args(["--progress", "0"]);
+                    }
+                    crate::run(&mut cmd)?;
+                }
+                results
+                    .entry(strategy.clone())
+                    .or_default()
+                    .push((seed, RunResult::read(&dir)?));
+            }
+        }
+        let total = results
+            .values()
+            .flatten()
+            .map(|(_, r)| r.functions_total)
+            .max()
+            .unwrap_or(0);
+        writeln!(
+            report,
+            "## {app}\n\nStart page: {start} of {total} functions.\n"
+        )?;
+        writeln!(
+            report,
+            "| strategy | steps | functions | gain | unique exceptions | steps/min |"
+        )?;
+        writeln!(report, "|---|---|---|---|---|---|")?;
+        let mut gains: BTreeMap<(String, u64), f64> = BTreeMap::new();
+        for (strategy, runs) in &results {
+            for &step in &o.steps {
+                let f = median(
+                    runs.iter()
+                        .map(|(_, r)| r.functions_at(step) as f64)
+                        .collect(),
+                );
+                let ex = median(
+                    runs.iter()
+                        .map(|(_, r)| r.exceptions_by(step) as f64)
+                        .collect(),
+                );
+                let spm = median(runs.iter().map(|(_, r)| r.steps_per_minute).collect());
+                let gain = f - start as f64;
+                gains.insert((strategy.clone(), step), gain);
+                writeln!(
+                    report,
+                    "| {strategy} | {step} | {f:.0} | {gain:.0} | {ex:.0} | {spm:.0} |"
+                )?;
+            }
+        }
+        writeln!(report)?;
+        for &step in &o.steps {
+            if let (Some(p), Some(m)) = (
+                gains.get(&("pirltest".to_owned(), step)),
+                gains.get(&("monkey".to_owned(), step)),
+            ) {
+                let r = if *m > 0.0 { p / m } else { f64::INFINITY };
+                ratios.entry(step).or_default().push(r);
+                writeln!(
+                    report,
+                    "Gain ratio PIRLTest / Monkey at {step} steps: {r:.2}  "
+                )?;
+            }
+        }
+        if app == "demo" {
+            writeln!(
+                report,
+                "\n| strategy | seed | {} |",
+                DEMO_BUGS.map(|b| b.0).join(" | ")
+            )?;
+            writeln!(report, "|---|---|---|---|---|")?;
+            for (strategy, runs) in &results {
+                for (seed, r) in runs {
+                    let cells: Vec<String> = DEMO_BUGS
+                        .iter()
+                        .map(|(_, kind, needle)| {
+                            r.bug_step(kind, needle)
+                                .map_or("–".to_owned(), |s| format!("step {s}"))
+                        })
+                        .collect();
+                    writeln!(report, "| {strategy} | {seed} | {} |", cells.join(" | "))?;
+                }
+            }
+        }
+        writeln!(report, "\n![coverage](coverage-{app}.svg)\n")?;
+        let svg = plot(app, start, total, max, &results);
+        std::fs::write(o.out.join(format!("coverage-{app}.svg")), svg)?;
+        drop(server);
+    }
+    writeln!(report, "## Across apps\n")?;
+    for (step, r) in &ratios {
+        writeln!(
+            report,
+            "Median gain ratio PIRLTest / Monkey at {step} steps over {} apps: {:.2}  ",
+            r.len(),
+            median(r.clone())
+        )?;
+    }
+    let path = o.out.join("report.md");
+    std::fs::write(&path, &report)?;
+    println!("{report}");
+    println!("written: {}", path.display());
+    Ok(())
+}
+
+/// Coverage over steps, one line per run: PIRLTest blue, Monkey orange.
+fn plot(
+    app: &str,
+    start: u64,
+    total: u64,
+    steps: u64,
+    results: &BTreeMap<String, Vec<(u64, RunResult)>>,
+) -> String {
+    let (w, h, pad) = (640.0, 360.0, 48.0);
+    let top = results
+        .values()
+        .flatten()
+        .flat_map(|(_, r)| r.functions.iter().copied())
+        .max()
+        .unwrap_or(1)
+        .max(start + 1) as f64;
+    let x = |s: f64| pad + (w - 2.0 * pad) * s / steps as f64;
+    let y = |f: f64| h - pad - (h - 2.0 * pad) * f / top;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+         <text x=\"{pad}\" y=\"20\">{app}: JS functions covered over steps ({total} known)</text>\
+         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"black\"/>\
+         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\" stroke=\"black\"/>\
+         <text x=\"{r}\" y=\"{lb}\" text-anchor=\"end\">{steps} steps</text>\
+         <text x=\"4\" y=\"{tp}\">{top}</text>\
+         <line x1=\"{pad}\" y1=\"{ys}\" x2=\"{r}\" y2=\"{ys}\" stroke=\"#999\" stroke-dasharray=\"4 4\"/>\
+         <text x=\"{r}\" y=\"{ys2}\" text-anchor=\"end\" fill=\"#666\">start page {start}</text>",
+        b = h - pad,
+        r = w - pad,
+        lb = h - pad + 18.0,
+        tp = pad + 4.0,
+        ys = y(start as f64),
+        ys2 = y(start as f64) - 4.0,
+    );
+    for (i, (strategy, runs)) in results.iter().enumerate() {
+        let colour = if strategy == "pirltest" {
+            "#1f5fd1"
+        } else {
+            "#e07b00"
+        };
+        for (_, r) in runs {
+            let points: Vec<String> = r
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(s, f)| format!("{:.1},{:.1}", x(s as f64 + 1.0), y(*f as f64)))
+                .collect();
+            let _ = write!(
+                svg,
+                "<polyline fill=\"none\" stroke=\"{colour}\" stroke-opacity=\"0.8\" points=\"{}\"/>",
+                points.join(" ")
+            );
+        }
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{strategy}</text>",
+            pad + 10.0,
+            pad + 16.0 * i as f64 + 4.0
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
