@@ -35,6 +35,10 @@ impl PirlStrategy {
         &self.agent
     }
 
+    pub fn agent_mut(&mut self) -> &mut PirlAgent {
+        &mut self.agent
+    }
+
     /// Steps on which the agent failed, with its error.
     pub fn errors(&self) -> &[(u64, String)] {
         &self.errors

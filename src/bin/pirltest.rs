@@ -88,7 +88,7 @@ fn main() -> Result<()> {
         .model_out
         .clone()
         .unwrap_or_else(|| recorder.dir().join("q_network.safetensors"));
-    let agent = strategy.agent();
+    let agent = strategy.agent_mut();
     agent.save_network(&model_out)?;
     let stats = agent.stats();
     let agent_json = recorder.dir().join("agent.json");

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Screenshot, Size};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, WidgetKind};
 use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
 use gui_vision::{ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ActionKey, BoltzmannPolicy, Error, ExplorationMemory, MemoryConfig, MemoryEntry, PageId,
+    ActionKey, FitReport, BoltzmannPolicy, Error, ExplorationMemory, MemoryConfig, MemoryEntry, PageId,
     PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, SharedEntry,
 };
 
@@ -90,8 +90,11 @@ pub struct AgentTimings {
     pub layout_ms: f64,
     /// Page store lookup (similarity, tree edit distance).
     pub pages_ms: f64,
-    /// Q-network retraining.
+    /// Waiting for a Q-network retraining (they run on another thread while the device
+    /// works).
     pub train_ms: f64,
+    /// Time the retrainings took on their thread.
+    pub training_thread_ms: f64,
     /// Q-values of the candidates and the choice.
     pub choose_ms: f64,
 }
@@ -117,20 +120,72 @@ pub struct AgentStats {
     pub timings: AgentTimings,
 }
 
-/// What the agent keeps of a page: its state vector and its candidate actions, fixed at
-/// the first visit so that the action counts of Eq. 1 refer to one list; an action's
-/// [`ActionKey`] target is its index in that list.
+/// A widget the agent has met on a page, with the embeddings of its candidate actions.
 #[derive(Debug)]
-struct PageActions {
-    state: Arc<[f32]>,
-    actions: Vec<Action>,
+struct KnownWidget {
+    rect: Rect,
+    kind: WidgetKind,
+    /// Index into the action space's texts for its `input` candidate.
+    text: usize,
+    /// One per candidate of the widget, in the action space's order.
     embeddings: Vec<Arc<[f32]>>,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What the agent keeps of a page: its state vector (from its first screen, so every
+/// visit of the page has the same state) and every widget met on it. A widget on a later
+/// screen of the page is the known widget of the same kind with the highest IoU at or above
+/// [`PageStoreConfig::match_iou`]; a widget matching none joins the known ones. An action's
+/// [`ActionKey`] target is its widget's index among the known ones, so the executed count
+/// `n` of Eq. 1 survives small changes of the screen.
+#[derive(Debug)]
+struct PageActions {
+    state: Arc<[f32]>,
+    widgets: Vec<KnownWidget>,
+    /// Page and system actions with their embeddings and keys.
+    fixed: Candidates,
+}
+
+/// The candidate actions of the screen now, aimed at the widgets where they are now.
+#[derive(Debug, Clone, Default)]
+struct Candidates {
+    actions: Vec<Action>,
+    keys: Vec<ActionKey>,
+    embeddings: Vec<Arc<[f32]>>,
+}
+
+impl Candidates {
+    fn push(&mut self, action: Action, key: ActionKey, embedding: Arc<[f32]>) {
+        self.actions.push(action);
+        self.keys.push(key);
+        self.embeddings.push(embedding);
+    }
+}
+
+/// The step in flight: where it started and what it did.
+#[derive(Debug, Clone)]
 struct Pending {
     page: PageId,
-    action: usize,
+    key: ActionKey,
+    embedding: Arc<[f32]>,
+}
+
+/// Position of each action among the earlier ones of the same kind: the `variant` of its
+/// [`ActionKey`].
+fn variants(actions: &[Action]) -> Vec<u32> {
+    let mut seen: Vec<(ActionKind, u32)> = Vec::new();
+    actions
+        .iter()
+        .map(|a| match seen.iter_mut().find(|(k, _)| *k == a.kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                seen.push((a.kind, 0));
+                0
+            }
+        })
+        .collect()
 }
 
 /// The PIRLTest exploration agent.
@@ -145,7 +200,9 @@ pub struct PirlAgent {
     store: PageStore,
     pages: Vec<PageActions>,
     memory: ExplorationMemory<Arc<[f32]>, Arc<[f32]>>,
-    network: QNetwork,
+    /// `None` while a retraining runs on `training`.
+    network: Option<QNetwork>,
+    training: Option<std::thread::JoinHandle<(QNetwork, Result<FitReport>, f64)>>,
     rng: ChaCha8Rng,
     pending: Option<Pending>,
     since_training: usize,
@@ -223,7 +280,8 @@ impl PirlAgent {
             space: None,
             policy,
             pages: Vec::new(),
-            network,
+            network: Some(network),
+            training: None,
             pending: None,
             since_training: 0,
             stats: AgentStats::default(),
@@ -233,7 +291,9 @@ impl PirlAgent {
     /// Replaces the Q-network by one learnt before (see [`QNetwork::load`]); its input
     /// sizes must match this agent's.
     pub fn with_network(mut self, network: QNetwork) -> Result<Self> {
-        let (mine, theirs) = (self.network.config(), network.config());
+        self.join_training()?;
+        let mine = self.network.as_ref().expect("joined").config();
+        let theirs = network.config();
         if (mine.state_dim, mine.action_dim) != (theirs.state_dim, theirs.action_dim) {
             return Err(Error::Input {
                 what: "network",
@@ -243,7 +303,7 @@ impl PirlAgent {
                 ),
             });
         }
-        self.network = network;
+        self.network = Some(network);
         Ok(self)
     }
 
@@ -251,8 +311,10 @@ impl PirlAgent {
         &self.config
     }
 
-    pub fn network(&self) -> &QNetwork {
-        &self.network
+    /// The Q-network, once any retraining in flight has finished.
+    pub fn network(&mut self) -> Result<&QNetwork> {
+        self.join_training()?;
+        Ok(self.network.as_ref().expect("joined"))
     }
 
     pub fn pages(&self) -> &PageStore {
@@ -268,8 +330,8 @@ impl PirlAgent {
     }
 
     /// Saves the Q-network so that a later run can start from it.
-    pub fn save_network(&self, path: impl AsRef<Path>) -> Result<()> {
-        self.network.save(path)
+    pub fn save_network(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        self.network()?.save(path)
     }
 
     /// The app was restarted: the next screen starts afresh rather than being the outcome
@@ -287,38 +349,95 @@ impl PirlAgent {
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<Action> {
-        let page = self.observe(screen, platform, supported)?;
-        if let Some(prev) = self.pending.take() {
-            self.close_step(prev, page)?;
-        } else {
-            self.store.record_visit(page)?;
-        }
+        let (page, candidates) = self.observe(screen, platform, supported)?;
+        let train = match self.pending.take() {
+            Some(prev) => self.close_step(prev, page, &candidates)?,
+            None => {
+                self.store.record_visit(page)?;
+                false
+            }
+        };
         let t = Instant::now();
-        let entry = &self.pages[page.0];
-        let action = if entry.actions.is_empty() {
+        self.join_training()?;
+        self.stats.timings.train_ms += ms(t);
+        let t = Instant::now();
+        let network = self.network.as_ref().expect("present once training is joined");
+        let action = if candidates.actions.is_empty() {
             // Nothing detected and no page or system action enabled: going back is the
             // one move every platform has.
             Action::new(ActionKind::Return)
         } else {
-            let embeddings: Vec<&[f32]> = entry.embeddings.iter().map(|e| &e[..]).collect();
-            let q = self.network.q_values(&entry.state, &embeddings)?;
-            let kinds: Vec<ActionKind> = entry.actions.iter().map(|a| a.kind).collect();
+            let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
+            let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
+            let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             let i = self.policy.choose(&q, &kinds, &mut self.rng)?;
-            self.pending = Some(Pending { page, action: i });
-            entry.actions[i].clone()
+            self.pending = Some(Pending {
+                page,
+                key: candidates.keys[i],
+                embedding: candidates.embeddings[i].clone(),
+            });
+            candidates.actions[i].clone()
         };
         self.stats.timings.choose_ms += ms(t);
         self.stats.decisions += 1;
+        if train {
+            self.start_training()?;
+        }
         Ok(action)
     }
 
-    /// The page of `screen`, created with its state and candidates when new.
+    /// Retrains on a batch from the memory on another thread, so the learning overlaps
+    /// the device's work on the chosen action. The next decision waits for it, so runs do
+    /// not depend on timing: each decision uses the network trained on every transition
+    /// but the one it closes.
+    fn start_training(&mut self) -> Result<()> {
+        let batch: Vec<SharedEntry> = self
+            .memory
+            .training_batch(self.config.train_samples, &mut self.rng)
+            .into_iter()
+            .cloned()
+            .collect();
+        let mut network = self.network.take().expect("joined before");
+        let gamma = self.config.gamma;
+        let handle = std::thread::Builder::new()
+            .name("q-network-training".to_owned())
+            .spawn(move || {
+                let t = Instant::now();
+                let refs: Vec<&SharedEntry> = batch.iter().collect();
+                let report = network.fit(&refs, gamma);
+                (network, report, ms(t))
+            })
+            .map_err(|e| Error::Input {
+                what: "training thread",
+                message: e.to_string(),
+            })?;
+        self.training = Some(handle);
+        Ok(())
+    }
+
+    /// Waits for a retraining in flight and takes its network back.
+    fn join_training(&mut self) -> Result<()> {
+        if let Some(handle) = self.training.take() {
+            let (network, report, took) = handle.join().map_err(|_| Error::Input {
+                what: "training thread",
+                message: "the Q-network training panicked".to_owned(),
+            })?;
+            self.network = Some(network);
+            let report = report?;
+            self.stats.retrainings += 1;
+            self.stats.last_loss = report.last_loss;
+            self.stats.timings.training_thread_ms += took;
+        }
+        Ok(())
+    }
+
+    /// The page of `screen` (created when new) and the candidate actions on it now.
     fn observe(
         &mut self,
         screen: &Screenshot,
         platform: Platform,
         supported: &[ActionKind],
-    ) -> Result<PageId> {
+    ) -> Result<(PageId, Candidates)> {
         let size = Size::new(screen.width(), screen.height());
         let t = Instant::now();
         let vision = self.vision_for(size)?;
@@ -331,16 +450,18 @@ impl PirlAgent {
 
         let t = Instant::now();
         let known = self.store.len();
-        let page = self.store.lookup_or_insert(view)?;
+        let page = self.store.lookup_or_insert(view.clone())?;
         self.stats.timings.pages_ms += ms(t);
+        let t = Instant::now();
+        let space = self.space_for(platform, supported)?.clone();
         if page.0 == known {
-            let t = Instant::now();
-            let entry = self.page_actions(page, platform, supported)?;
-            self.stats.timings.layout_ms += ms(t);
-            self.store.set_executable(page, entry.actions.len())?;
+            let entry = self.new_page(&view, &space)?;
             self.pages.push(entry);
         }
-        Ok(page)
+        let candidates = self.candidates(page, &view, &space)?;
+        self.store.set_executable(page, candidates.actions.len())?;
+        self.stats.timings.layout_ms += ms(t);
+        Ok((page, candidates))
     }
 
     fn vision_for(&mut self, size: Size) -> Result<&Vision> {
@@ -362,16 +483,9 @@ impl PirlAgent {
         Ok(&self.vision.as_ref().expect("set above").1)
     }
 
-    /// State vector (mean widget embedding ‖ layout embedding, Section 3.1.3) and the
-    /// candidate actions with their embeddings, from the page's first screen.
-    fn page_actions(
-        &mut self,
-        page: PageId,
-        platform: Platform,
-        supported: &[ActionKind],
-    ) -> Result<PageActions> {
-        let space = self.space_for(platform, supported)?.clone();
-        let view = self.store.view(page)?;
+    /// State vector (mean widget embedding ‖ layout embedding, Section 3.1.3) and the page
+    /// and system actions of a new page.
+    fn new_page(&mut self, view: &PageView, space: &ActionSpace) -> Result<PageActions> {
         let dim = self.action_embedding.widget_dim();
         let mut mean = vec![0f32; dim];
         for e in view.embeddings() {
@@ -387,30 +501,88 @@ impl PirlAgent {
                 message: e.to_string(),
             })?;
         mean.extend(layout);
-        let state: Arc<[f32]> = mean.into();
 
-        let mut actions = Vec::new();
-        let mut embeddings = Vec::new();
-        for (widget, emb) in view.widgets().iter().zip(view.embeddings()) {
-            let text = self.rng.random_range(0..space.config().texts.len().max(1));
-            for a in space.widget_candidates(widget, text) {
-                embeddings.push(self.embed(&a, Some(emb))?);
-                actions.push(a);
-            }
-        }
-        for a in space
+        let actions: Vec<Action> = space
             .page_candidates()
             .into_iter()
             .chain(space.system_candidates())
-        {
-            embeddings.push(self.embed(&a, None)?);
-            actions.push(a);
+            .collect();
+        let mut fixed = Candidates::default();
+        for (a, variant) in actions.iter().zip(variants(&actions)) {
+            let key = ActionKey {
+                kind: a.kind,
+                target: None,
+                variant,
+            };
+            fixed.push(a.clone(), key, self.embed(a, None)?);
         }
         Ok(PageActions {
-            state,
-            actions,
-            embeddings,
+            state: mean.into(),
+            widgets: Vec::new(),
+            fixed,
         })
+    }
+
+    /// The widget actions on the widgets of `view` (matched to the page's known widgets,
+    /// new ones added), then the page and system actions.
+    fn candidates(
+        &mut self,
+        page: PageId,
+        view: &PageView,
+        space: &ActionSpace,
+    ) -> Result<Candidates> {
+        let match_iou = self.config.pages.match_iou;
+        let mut out = Candidates::default();
+        let mut taken = vec![false; self.pages[page.0].widgets.len()];
+        for (widget, emb) in view.widgets().iter().zip(view.embeddings()) {
+            let known = &self.pages[page.0].widgets;
+            let best = known
+                .iter()
+                .enumerate()
+                .filter(|(j, k)| !taken[*j] && k.kind == widget.kind)
+                .map(|(j, k)| (j, k.rect.iou(&widget.rect)))
+                .filter(|(_, iou)| *iou >= match_iou)
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+            let index = match best {
+                Some((j, _)) => j,
+                None => {
+                    let text = self.rng.random_range(0..space.config().texts.len().max(1));
+                    let embeddings = space
+                        .widget_candidates(widget, text)
+                        .iter()
+                        .map(|a| self.embed(a, Some(emb)))
+                        .collect::<Result<_>>()?;
+                    self.pages[page.0].widgets.push(KnownWidget {
+                        rect: widget.rect,
+                        kind: widget.kind,
+                        text,
+                        embeddings,
+                    });
+                    taken.push(false);
+                    taken.len() - 1
+                }
+            };
+            taken[index] = true;
+            let known = &self.pages[page.0].widgets[index];
+            let actions = space.widget_candidates(widget, known.text);
+            for ((a, variant), e) in actions
+                .iter()
+                .zip(variants(&actions))
+                .zip(&known.embeddings)
+            {
+                let key = ActionKey {
+                    kind: a.kind,
+                    target: Some(index),
+                    variant,
+                };
+                out.push(a.clone(), key, e.clone());
+            }
+        }
+        let fixed = &self.pages[page.0].fixed;
+        for ((a, k), e) in fixed.actions.iter().zip(&fixed.keys).zip(&fixed.embeddings) {
+            out.push(a.clone(), *k, e.clone());
+        }
+        Ok(out)
     }
 
     fn embed(&self, action: &Action, widget: Option<&[f32]>) -> Result<Arc<[f32]>> {
@@ -447,38 +619,25 @@ impl PirlAgent {
         Ok(self.space.as_ref().expect("set above"))
     }
 
-    /// Counters, reward (Eq. 1), memory entry and, when due, a retraining.
-    fn close_step(&mut self, prev: Pending, page: PageId) -> Result<()> {
-        let from = &self.pages[prev.page.0];
-        let key = ActionKey {
-            kind: from.actions[prev.action].kind,
-            target: Some(prev.action),
-        };
-        self.store.record_transition(prev.page, key, page)?;
+    /// Counters, reward (Eq. 1) and memory entry; whether a retraining is due.
+    fn close_step(&mut self, prev: Pending, page: PageId, now: &Candidates) -> Result<bool> {
+        self.store.record_transition(prev.page, prev.key, page)?;
         let reward = self.store.transition_reward(prev.page, page)?;
-        let to = &self.pages[page.0];
         let entry: SharedEntry = MemoryEntry {
-            state: from.state.clone(),
-            action: from.embeddings[prev.action].clone(),
+            state: self.pages[prev.page.0].state.clone(),
+            action: prev.embedding,
             reward,
-            next_state: to.state.clone(),
-            next_actions: to.embeddings.clone(),
+            next_state: self.pages[page.0].state.clone(),
+            next_actions: now.embeddings.clone(),
         };
         self.memory.push(entry);
         self.stats.last_reward = reward;
         self.since_training += 1;
-        if self.since_training >= self.config.train_every {
+        let due = self.since_training >= self.config.train_every;
+        if due {
             self.since_training = 0;
-            let t = Instant::now();
-            let batch = self
-                .memory
-                .training_batch(self.config.train_samples, &mut self.rng);
-            let report = self.network.fit(&batch, self.config.gamma)?;
-            self.stats.retrainings += 1;
-            self.stats.last_loss = report.last_loss;
-            self.stats.timings.train_ms += ms(t);
         }
-        Ok(())
+        Ok(due)
     }
 }
 

@@ -227,12 +227,15 @@ pub fn page_similarity(a: &PageView, b: &PageView, config: &PageStoreConfig) -> 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct PageId(pub usize);
 
-/// Identifies an executed action on a page for the count `n` of Eq. 1: its kind and the
-/// index of its target widget on the page, if it has one.
+/// Identifies an executed action on a page for the count `n` of Eq. 1: its kind, the
+/// index of its target widget on the page, if it has one, and which of the kind's
+/// parameter values it uses (two swipes up and down, two drag offsets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ActionKey {
     pub kind: ActionKind,
     pub target: Option<usize>,
+    /// Position of the parameter value among the kind's candidates; 0 when there is one.
+    pub variant: u32,
 }
 
 /// The counters of one page for Eq. 1.
@@ -742,6 +745,7 @@ mod tests {
         let tap = ActionKey {
             kind: ActionKind::Click,
             target: Some(3),
+            variant: 0,
         };
         s.record_transition(home, tap, next).unwrap();
         // Eq. 1: n(next) = 0, m(next) = 4, N(home) = 1: reward 1.
@@ -749,6 +753,7 @@ mod tests {
         let back = ActionKey {
             kind: ActionKind::Return,
             target: None,
+            variant: 0,
         };
         s.record_transition(next, back, home).unwrap();
         s.record_transition(home, tap, next).unwrap();
@@ -771,6 +776,7 @@ mod tests {
                 ActionKey {
                     kind: ActionKind::Click,
                     target: None,
+                    variant: 0,
                 },
                 PageId(5),
             )
