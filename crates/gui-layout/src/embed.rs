@@ -571,31 +571,18 @@ impl LayoutEmbedder {
             message,
         };
         let named = self.weights.named();
-        let mut views = Vec::with_capacity(named.len());
-        let bytes: Vec<Vec<u8>> = named
+        let tensors: Vec<_> = named
             .iter()
-            .map(|(_, _, v)| v.iter().flat_map(|x| x.to_le_bytes()).collect())
+            .map(|(name, shape, v)| (name.as_str(), shape.as_slice(), *v))
             .collect();
-        for ((name, shape, _), data) in named.iter().zip(&bytes) {
-            let view =
-                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), data)
-                    .map_err(|e| model_err(format!("tensor {name}: {e}")))?;
-            views.push((name.clone(), view));
-        }
-        // One metadata entry: the header's map has no fixed order, and a single key keeps
-        // the same model's file byte-identical from one save to the next.
         let header = Header {
             format: FORMAT.to_owned(),
             config: self.config.clone(),
             vocabulary: self.vocab.labels.clone(),
         };
         let header = serde_json::to_string(&header).map_err(|e| model_err(e.to_string()))?;
-        let metadata = HashMap::from([(HEADER_KEY.to_owned(), header)]);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| model_err(format!("creating folder: {e}")))?;
-        }
-        safetensors::serialize_to_file(views, Some(metadata), path)
-            .map_err(|e| model_err(format!("writing: {e}")))
+        gui_core::checkpoint::write_checkpoint(path, HEADER_KEY, &header, &tensors)
+            .map_err(model_err)
     }
 
     /// Reads a file written by [`save`](Self::save). Every failure names the path.
@@ -621,16 +608,9 @@ impl LayoutEmbedder {
     }
 
     fn from_safetensors(bytes: &[u8]) -> std::result::Result<Self, String> {
-        use safetensors::SafeTensors;
-        let (_, header) =
-            SafeTensors::read_metadata(bytes).map_err(|e| format!("not safetensors: {e}"))?;
-        let json = header
-            .metadata()
-            .as_ref()
-            .and_then(|m| m.get(HEADER_KEY))
-            .ok_or(format!("no `{HEADER_KEY}` entry in the metadata"))?;
+        let reader = gui_core::checkpoint::CheckpointReader::parse(bytes, HEADER_KEY)?;
         let header: Header =
-            serde_json::from_str(json).map_err(|e| format!("{HEADER_KEY}: {e}"))?;
+            serde_json::from_str(reader.header()).map_err(|e| format!("{HEADER_KEY}: {e}"))?;
         if header.format != FORMAT {
             return Err(format!(
                 "format is `{}`, expected `{FORMAT}`",
@@ -640,24 +620,7 @@ impl LayoutEmbedder {
         let config = header.config;
         config.check().map_err(|e| e.to_string())?;
         let vocab = LayoutVocabulary::from_labels(header.vocabulary);
-        let tensors =
-            SafeTensors::deserialize(bytes).map_err(|e| format!("not safetensors: {e}"))?;
-        let values = |name: &str, shape: &[usize]| -> std::result::Result<Vec<f32>, String> {
-            let view = tensors
-                .tensor(name)
-                .map_err(|e| format!("tensor {name}: {e}"))?;
-            if view.dtype() != safetensors::Dtype::F32 || view.shape() != shape {
-                return Err(format!(
-                    "tensor {name} is {:?} {:?}, expected F32 {shape:?}",
-                    view.dtype(),
-                    view.shape()
-                ));
-            }
-            let data = view.data().chunks_exact(4);
-            Ok(data
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect())
-        };
+        let values = |name: &str, shape: &[usize]| reader.f32(name, shape);
         let matrix = |name: &str, rows: usize, cols: usize| {
             let data = values(name, &[rows, cols])?;
             Ok::<_, String>(Matrix { rows, cols, data })

@@ -20,8 +20,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ActionKey, FitReport, BoltzmannPolicy, Error, ExplorationMemory, MemoryConfig, MemoryEntry, PageId,
-    PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, SharedEntry,
+    ActionKey, BoltzmannPolicy, Error, ExplorationMemory, FitReport, MemoryConfig, MemoryEntry,
+    PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, SharedEntry,
 };
 
 /// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
@@ -361,7 +361,10 @@ impl PirlAgent {
         self.join_training()?;
         self.stats.timings.train_ms += ms(t);
         let t = Instant::now();
-        let network = self.network.as_ref().expect("present once training is joined");
+        let network = self
+            .network
+            .as_ref()
+            .expect("present once training is joined");
         let action = if candidates.actions.is_empty() {
             // Nothing detected and no page or system action enabled: going back is the
             // one move every platform has.

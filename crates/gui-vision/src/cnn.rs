@@ -8,7 +8,6 @@
 //! 2×2 max pooling, a fully connected feature layer of `feature_dim` units (ReLU), and a
 //! linear layer to the 14 kind logits.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use candle_core::{D, DType, Device, Tensor, Var};
@@ -328,27 +327,18 @@ impl WidgetCnn {
             path: path.to_path_buf(),
             message,
         };
-        let data: Vec<(String, Vec<usize>, Vec<u8>)> = self
+        let values: Vec<(&str, Vec<usize>, Vec<f32>)> = self
             .config
             .shapes()
             .into_iter()
             .zip(&self.params)
-            .map(|((name, shape), v)| {
-                let flat = v.as_tensor().flatten_all()?.to_vec1::<f32>()?;
-                // safetensors stores little-endian f32.
-                let bytes = flat.iter().flat_map(|f| f.to_le_bytes()).collect();
-                Ok((name.to_owned(), shape, bytes))
-            })
+            .map(|((name, shape), v)| Ok((name, shape, v.as_tensor().flatten_all()?.to_vec1()?)))
             .collect::<candle_core::Result<_>>()
             .map_err(|e| model_err(e.to_string()))?;
-        let views: Vec<(String, safetensors::tensor::TensorView<'_>)> = data
+        let named: Vec<_> = values
             .iter()
-            .map(|(name, shape, bytes)| {
-                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes)
-                    .map(|v| (name.clone(), v))
-                    .map_err(|e| model_err(e.to_string()))
-            })
-            .collect::<Result<_>>()?;
+            .map(|(name, shape, v)| (*name, shape.as_slice(), v.as_slice()))
+            .collect();
         let header = serde_json::to_string(&Header {
             format: FORMAT.into(),
             version: 1,
@@ -356,12 +346,7 @@ impl WidgetCnn {
             notes: self.notes.clone(),
         })
         .expect("header serialises");
-        let metadata = HashMap::from([(HEADER_KEY.to_owned(), header)]);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| model_err(e.to_string()))?;
-        }
-        safetensors::serialize_to_file(views, Some(metadata), path)
-            .map_err(|e| model_err(e.to_string()))
+        gui_core::checkpoint::write_checkpoint(path, HEADER_KEY, &header, &named).map_err(model_err)
     }
 
     /// Reads weights written by [`WidgetCnn::save`].
@@ -378,16 +363,9 @@ impl WidgetCnn {
     }
 
     fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
-        use safetensors::SafeTensors;
-        let (_, meta) =
-            SafeTensors::read_metadata(bytes).map_err(|e| format!("not safetensors: {e}"))?;
-        let header = meta
-            .metadata()
-            .as_ref()
-            .and_then(|m| m.get(HEADER_KEY))
-            .ok_or(format!("no `{HEADER_KEY}` entry in the metadata"))?;
-        let header: Header =
-            serde_json::from_str(header).map_err(|e| format!("bad `{HEADER_KEY}` entry: {e}"))?;
+        let reader = gui_core::checkpoint::CheckpointReader::parse(bytes, HEADER_KEY)?;
+        let header: Header = serde_json::from_str(reader.header())
+            .map_err(|e| format!("bad `{HEADER_KEY}` entry: {e}"))?;
         if header.format != FORMAT || header.version != 1 {
             return Err(format!(
                 "format {} v{}, expected {FORMAT} v1",
@@ -395,27 +373,10 @@ impl WidgetCnn {
             ));
         }
         header.config.check().map_err(|e| e.to_string())?;
-        let tensors =
-            SafeTensors::deserialize(bytes).map_err(|e| format!("not safetensors: {e}"))?;
-        let dev = Device::Cpu;
         let mut params = Vec::new();
         for (name, shape) in header.config.shapes() {
-            let view = tensors
-                .tensor(name)
-                .map_err(|_| format!("tensor `{name}` is missing"))?;
-            if view.dtype() != safetensors::Dtype::F32 || view.shape() != shape {
-                return Err(format!(
-                    "tensor `{name}` is {:?} {:?}, expected F32 {shape:?}",
-                    view.dtype(),
-                    view.shape()
-                ));
-            }
-            let data: Vec<f32> = view
-                .data()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            let t = Tensor::from_vec(data, shape, &dev).map_err(|e| e.to_string())?;
+            let data = reader.f32(name, &shape)?;
+            let t = Tensor::from_vec(data, shape, &Device::Cpu).map_err(|e| e.to_string())?;
             params.push(Var::from_tensor(&t).map_err(|e| e.to_string())?);
         }
         Ok(Self {
