@@ -12,6 +12,8 @@
 //! - `vision`      extraction P/R/F, widget CNN training, location features, timing
 //! - `canny-compare` gui-vision's Canny against OpenCV's on a 1080x1920 screen, times and agreement
 //! - `layout-embedder` train / stability-check / evaluate / time the LSTM layout embedder
+//! - `rl-bench`    the Q-network against PyTorch at the paper's sizes, same run, ratios
+//! - `compare`     PIRLTest vs Monkey on the demo and subject apps over seeds: table + plots
 
 mod canny_compare;
 mod compare;
@@ -31,8 +33,8 @@ use gui_explore::{
     ExploreConfig, FixedThrottle, Monkey, MonkeyConfig, RunRecorder, explore, read_steps,
 };
 
-const USAGE: &str =
-    "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N]>";
+const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
+     ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -257,13 +259,26 @@ fn demo(rest: &[String]) -> Result<()> {
             .map_or(0, |d| d.as_secs())
     ));
     let out_s = out.display().to_string();
+    // PIRLTest is the best strategy so far (`cargo xtask compare`); the agent learns while
+    // it runs, so it is built with optimisation.
     let mut args = vec![
-        "run", "--quiet", "--bin", "monkey", "--", "--steps", "150", "--seed", "1", "--out", &out_s,
+        "run",
+        "--quiet",
+        "--release",
+        "--bin",
+        "pirltest",
+        "--",
+        "--steps",
+        "300",
+        "--seed",
+        "1",
+        "--out",
+        &out_s,
     ];
     args.extend(rest.iter().map(String::as_str));
     run(cargo().args(&args))?;
     println!(
-        "\nresults: {out_s}\n  summary.json   totals, coverage, unique signals\n  signals.jsonl  bugs found, with stacks\n  steps.jsonl    every step\n  screenshots/   the screen after every step"
+        "\nresults: {out_s}\n  summary.json            totals, coverage, unique signals\n  signals.jsonl           bugs found, with stacks\n  steps.jsonl             every step\n  screenshots/            the screen after every step\n  agent.json              pages found, learning and time spent by the agent\n  q_network.safetensors   the learnt Q-network (reuse it with --model-in)"
     );
     Ok(())
 }

@@ -40,6 +40,13 @@ pub struct QNetworkConfig {
     pub epochs: usize,
     /// Seed of the initial weights and of the batch order.
     pub seed: u64,
+    /// Smallest and largest reward; Eq. 1 gives rewards in `[0, 1]`. [`QNetwork::fit`]
+    /// keeps each target within what a discounted sum of such rewards can reach,
+    /// `[lo, hi] / (1 − γ)`: the estimate of the next state's value is clamped to that
+    /// range before Eq. 3 discounts it and adds the reward. Without the bound, targets computed by the network it trains
+    /// feed back on themselves, and with the paper's learning rate of 0.01 the Q-values
+    /// ran away (a loss of 10¹⁰ after 500 steps of a real run).
+    pub reward_range: (f64, f64),
 }
 
 impl QNetworkConfig {
@@ -53,6 +60,7 @@ impl QNetworkConfig {
             batch_size: 64,
             epochs: 5,
             seed: 0,
+            reward_range: (0.0, 1.0),
         }
     }
 
@@ -78,6 +86,13 @@ impl QNetworkConfig {
                     "needs at least one layer, all wider than 0: {:?}",
                     self.hidden
                 ),
+            });
+        }
+        let (lo, hi) = self.reward_range;
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+            return Err(Error::Config {
+                field: "reward_range",
+                message: format!("must be finite with lo <= hi, got ({lo}, {hi})"),
             });
         }
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
@@ -375,10 +390,25 @@ impl QNetwork {
             group_of.push(g);
         }
         let q = self.q_values_grouped(&states.items, &state_of, &actions)?;
+        let (lo, hi) = self.config.reward_range;
+        let horizon = if gamma < 1.0 {
+            1.0 / (1.0 - gamma)
+        } else {
+            f64::INFINITY
+        };
+        let (lo, hi) = (lo.min(lo * horizon), hi.max(hi * horizon));
         Ok(entries
             .iter()
             .zip(group_of)
-            .map(|(e, g)| q_target(e.reward, gamma, &q[ranges[g].clone()]) as f32)
+            .map(|(e, g)| {
+                let next = &q[ranges[g].clone()];
+                if next.is_empty() {
+                    return e.reward as f32;
+                }
+                // The best next value as Eq. 3 takes it, bounded before it is discounted.
+                let best = q_target(0.0, 1.0, next).clamp(lo, hi);
+                (e.reward + gamma * best) as f32
+            })
             .collect())
     }
 
@@ -796,6 +826,28 @@ mod tests {
             r1.last().unwrap().last_loss < r1[0].first_loss * 0.5,
             "{r1:?}"
         );
+    }
+
+    /// Targets stay within what discounted rewards in `[0, 1]` can sum to, however wrong
+    /// the network's own estimates are.
+    #[test]
+    fn targets_are_bounded_by_the_reward_range() {
+        let mut net = small(2);
+        let last = net.params.len() - 1;
+        net.params[last].value = Tensor::new(&[1000f32], &Device::Cpu).unwrap();
+        let s: Arc<[f32]> = vec![0.1f32; 6].into();
+        let a: Arc<[f32]> = vec![0.2f32; 4].into();
+        let entry: SharedEntry = MemoryEntry {
+            state: s.clone(),
+            action: a.clone(),
+            reward: 1.0,
+            next_state: s,
+            next_actions: vec![a],
+        };
+        let t = net.targets(&[&entry], 0.9).unwrap();
+        assert!((t[0] - 10.0).abs() < 1e-4, "{t:?}");
+        net.params[last].value = Tensor::new(&[-1000f32], &Device::Cpu).unwrap();
+        assert_eq!(net.targets(&[&entry], 0.9).unwrap(), vec![1.0]);
     }
 
     #[test]
