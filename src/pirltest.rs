@@ -58,7 +58,7 @@ impl Strategy for PirlStrategy {
         );
         if self
             .progress_every
-            .is_some_and(|n| observation.step % n == 0)
+            .is_some_and(|n| observation.step.is_multiple_of(n))
         {
             let s = self.agent.stats();
             eprintln!(
