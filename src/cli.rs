@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gui_core::Size;
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, SimApp, Simulator, StaticServer};
-use gui_explore::{ExploreConfig, FixedThrottle, RunRecorder};
+use gui_explore::{ExploreConfig, FixedThrottle, RunRecorder, Summary};
 
 /// The kinds of device a binary can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,6 +175,29 @@ impl RunArgs {
         FixedThrottle::ms(self.throttle)
     }
 
+    /// The settings every run folder records (`run.json`), plus the strategy's own
+    /// (`extra`, a JSON object).
+    pub fn meta(
+        &self,
+        strategy: &str,
+        target: &Target,
+        explore: &ExploreConfig,
+        extra: serde_json::Value,
+    ) -> serde_json::Value {
+        let mut meta = serde_json::json!({
+            "strategy": strategy,
+            "seed": self.seed,
+            "url": target.url,
+            "device": target.device.describe(),
+            "explore": explore,
+            "throttle_ms": self.throttle,
+        });
+        if let (Some(m), serde_json::Value::Object(extra)) = (meta.as_object_mut(), extra) {
+            m.extend(extra);
+        }
+        meta
+    }
+
     /// Creates the run folder.
     pub fn recorder(&self, strategy: &str, meta: &serde_json::Value) -> Result<RunRecorder> {
         let dir = self.out.clone().unwrap_or_else(|| {
@@ -186,6 +209,29 @@ impl RunArgs {
         RunRecorder::create(&dir, meta)
             .with_context(|| format!("creating run folder {}", dir.display()))
     }
+}
+
+/// The closing line of a run: `NAME: steps, time, coverage, unique signals, median step`,
+/// then `extra` (", 5 pages" and the like).
+pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {
+    let cov = summary.coverage.map_or_else(
+        || "n/a".to_owned(),
+        |c| {
+            format!(
+                "{}/{} functions, {:.1}% of bytes",
+                c.functions_covered,
+                c.functions_total,
+                100.0 * c.byte_ratio()
+            )
+        },
+    );
+    format!(
+        "{strategy}: {} steps in {:.1} s, coverage {cov}, {} unique signals, median step {:.1} ms{extra}",
+        summary.steps,
+        summary.duration_ms as f64 / 1e3,
+        summary.unique_signals,
+        summary.median_round_trip_ms
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 use anyhow::Result;
 use clap::Parser;
 use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, explore};
-use gui_testing::cli::{RunArgs, TargetArgs};
+use gui_testing::cli::{RunArgs, TargetArgs, summary_line};
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
@@ -52,15 +52,12 @@ fn main() -> Result<()> {
     };
     let mut target = cli.target.start()?;
     let explore_config = cli.run.explore_config();
-    let meta = serde_json::json!({
-        "strategy": "monkey",
-        "seed": cli.run.seed,
-        "url": target.url,
-        "device": target.device.describe(),
-        "monkey": config,
-        "explore": explore_config,
-        "throttle_ms": cli.run.throttle,
-    });
+    let meta = cli.run.meta(
+        "monkey",
+        &target,
+        &explore_config,
+        serde_json::json!({ "monkey": config }),
+    );
     let mut recorder = cli.run.recorder("monkey", &meta)?;
     let mut monkey = Monkey::new(config);
     let summary = explore(
@@ -70,24 +67,7 @@ fn main() -> Result<()> {
         &mut recorder,
         &explore_config,
     )?;
-    let cov = summary.coverage.map_or_else(
-        || "n/a".to_owned(),
-        |c| {
-            format!(
-                "{}/{} functions, {:.1}% of bytes",
-                c.functions_covered,
-                c.functions_total,
-                100.0 * c.byte_ratio()
-            )
-        },
-    );
-    println!(
-        "monkey: {} steps in {:.1} s, coverage {cov}, {} unique signals, median step {:.1} ms",
-        summary.steps,
-        summary.duration_ms as f64 / 1e3,
-        summary.unique_signals,
-        summary.median_round_trip_ms
-    );
+    println!("{}", summary_line("monkey", &summary, ""));
     println!("run folder: {}", recorder.dir().display());
     Ok(())
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use gui_explore::explore;
 use gui_rl::{AgentConfig, PirlAgent, QNetwork};
-use gui_testing::cli::{RunArgs, TargetArgs};
+use gui_testing::cli::{RunArgs, TargetArgs, summary_line};
 use gui_testing::pirltest::PirlStrategy;
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
@@ -61,16 +61,12 @@ fn main() -> Result<()> {
     }
     let mut target = cli.target.start()?;
     let explore_config = cli.run.explore_config();
-    let meta = serde_json::json!({
-        "strategy": "pirltest",
-        "seed": cli.run.seed,
-        "url": target.url,
-        "device": target.device.describe(),
-        "agent": config,
-        "model_in": cli.model_in,
-        "explore": explore_config,
-        "throttle_ms": cli.run.throttle,
-    });
+    let meta = cli.run.meta(
+        "pirltest",
+        &target,
+        &explore_config,
+        serde_json::json!({ "agent": config, "model_in": cli.model_in }),
+    );
     let mut recorder = cli.run.recorder("pirltest", &meta)?;
     let mut strategy = PirlStrategy::new(agent);
     if cli.progress > 0 {
@@ -100,26 +96,12 @@ fn main() -> Result<()> {
     std::fs::write(&agent_json, serde_json::to_vec_pretty(&report)?)
         .with_context(|| format!("writing {}", agent_json.display()))?;
     let summary = outcome?;
-    let cov = summary.coverage.map_or_else(
-        || "n/a".to_owned(),
-        |c| {
-            format!(
-                "{}/{} functions, {:.1}% of bytes",
-                c.functions_covered,
-                c.functions_total,
-                100.0 * c.byte_ratio()
-            )
-        },
-    );
-    println!(
-        "pirltest: {} steps in {:.1} s, coverage {cov}, {} unique signals, {} pages, median step {:.1} ms, agent {:.1} ms/step",
-        summary.steps,
-        summary.duration_ms as f64 / 1e3,
-        summary.unique_signals,
+    let extra = format!(
+        ", {} pages, agent {:.1} ms/step",
         stats.pages,
-        summary.median_round_trip_ms,
         stats.timings.total_ms() / stats.decisions.max(1) as f64
     );
+    println!("{}", summary_line("pirltest", &summary, &extra));
     for (step, e) in strategy.errors().iter().take(5) {
         eprintln!("pirltest: the agent failed at step {step}: {e}");
     }

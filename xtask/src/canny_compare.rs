@@ -154,7 +154,7 @@ pub fn run(rest: &[String]) -> Result<()> {
     );
     println!("threads   ours (ms)  OpenCV (ms)  ours/OpenCV  target <= {TARGET_RATIO}x");
     for (label, o, c) in [("1", &ours_1, &cv_1), ("all", &ours_all, &cv_all)] {
-        let (o, c) = (median(o), median(c));
+        let (o, c) = (crate::median(o), crate::median(c));
         let ratio = o / c;
         println!(
             "{label:<7} {o:>11.2}  {c:>11.2}  {ratio:>10.2}x  {}",
@@ -195,18 +195,7 @@ fn timed<T>(runs: usize, mut f: impl FnMut() -> gui_vision::Result<T>) -> Result
         times.push(start.elapsed().as_secs_f64() * 1e3);
         last = Some(out);
     }
-    Ok((median(&times), last.expect("runs >= 1")))
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    Ok((crate::median(&times), last.expect("runs >= 1")))
 }
 
 #[derive(Debug)]

@@ -25,6 +25,8 @@ use anyhow::{Context, Result, bail};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
 use gui_explore::read_steps;
 
+use crate::median;
+
 /// Seeded demo bugs that leave a signal: (name, signal kind, a piece of its key).
 const DEMO_BUGS: [(&str, &str, &str); 3] = [
     (
@@ -163,19 +165,6 @@ impl RunResult {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The app's URL, kept served while the value lives.
 fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
@@ -276,17 +265,12 @@ pub fn run(rest: &[String]) -> Result<()> {
         let mut gains: BTreeMap<(String, u64), f64> = BTreeMap::new();
         for (strategy, runs) in &results {
             for &step in &o.steps {
-                let f = median(
-                    runs.iter()
-                        .map(|(_, r)| r.functions_at(step) as f64)
-                        .collect(),
-                );
-                let ex = median(
-                    runs.iter()
-                        .map(|(_, r)| r.exceptions_by(step) as f64)
-                        .collect(),
-                );
-                let spm = median(runs.iter().map(|(_, r)| r.steps_per_minute).collect());
+                let over_seeds = |f: &dyn Fn(&RunResult) -> f64| {
+                    median(&runs.iter().map(|(_, r)| f(r)).collect::<Vec<_>>())
+                };
+                let f = over_seeds(&|r| r.functions_at(step) as f64);
+                let ex = over_seeds(&|r| r.exceptions_by(step) as f64);
+                let spm = over_seeds(&|r| r.steps_per_minute);
                 let gain = f - start as f64;
                 gains.insert((strategy.clone(), step), gain);
                 writeln!(
@@ -340,7 +324,7 @@ pub fn run(rest: &[String]) -> Result<()> {
             report,
             "Median gain ratio PIRLTest / Monkey at {step} steps over {} apps: {:.2}  ",
             r.len(),
-            median(r.clone())
+            median(r)
         )?;
     }
     let path = o.out.join("report.md");

@@ -134,6 +134,17 @@ pub(crate) fn pip_install(who: &str, module: &str, spec: &str) -> Result<()> {
     Ok(())
 }
 
+/// The median of `v`; NaN when empty.
+pub(crate) fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 /// In a debug build, runs `task` with `rest` from the release build instead and returns
 /// its outcome: timings and training of an unoptimised build are slow and meaningless.
 /// `None` in the release build, which goes on with the task itself.

@@ -99,8 +99,7 @@ fn median_ms(iters: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
         f()?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
+    Ok(crate::median(&times))
 }
 
 fn time_ours(iters: usize, pages: usize) -> Result<Timings> {

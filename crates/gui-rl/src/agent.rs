@@ -14,7 +14,7 @@ use std::time::Instant;
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
 use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, WidgetKind};
 use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
-use gui_vision::{ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
+use gui_vision::{EmbedConfig, ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -54,6 +54,9 @@ pub struct AgentConfig {
     /// Widget extraction; `None` picks [`ExtractConfig::mobile`] for screens narrower
     /// than 600 pixels and [`ExtractConfig::web`] otherwise.
     pub extract: Option<ExtractConfig>,
+    /// Parts of a widget vector: [`EmbedConfig::default`] (CNN feature ‖ 16×16 location
+    /// mask ‖ kind), or [`EmbedConfig::paper`] (the location through the CNN too).
+    pub embed: EmbedConfig,
     pub layout: LayoutConfig,
     pub actions: ActionSpaceConfig,
 }
@@ -75,6 +78,7 @@ impl Default for AgentConfig {
             memory: MemoryConfig::default(),
             pages: PageStoreConfig::default(),
             extract: None,
+            embed: EmbedConfig::default(),
             layout: LayoutConfig::default(),
             actions: ActionSpaceConfig::default(),
         }
@@ -247,7 +251,11 @@ impl PirlAgent {
             message: e.to_string(),
         })?;
         let cnn = Arc::new(WidgetCnn::shipped().map_err(vision_error)?);
-        let widget_dim = Vision::new(VisionConfig::default(), cnn.clone())
+        let probe = VisionConfig {
+            embed: config.embed,
+            ..VisionConfig::default()
+        };
+        let widget_dim = Vision::new(probe, cnn.clone())
             .map_err(vision_error)?
             .embedding_dim();
         let action_embedding = ActionEmbedding::new(widget_dim);
@@ -478,7 +486,7 @@ impl PirlAgent {
             });
             let config = VisionConfig {
                 extract,
-                ..VisionConfig::default()
+                embed: self.config.embed,
             };
             let vision = Vision::new(config, self.cnn.clone()).map_err(vision_error)?;
             self.vision = Some((size, vision));
