@@ -1,5 +1,5 @@
-//! The `monkey` binary as a user runs it: good runs write a run folder, bad input is
-//! refused with a message naming it.
+//! The `monkey` and `pirltest` binaries as a user runs them: good runs write a run folder,
+//! bad input is refused with a message naming it.
 
 use std::process::{Command, Output};
 
@@ -8,6 +8,13 @@ fn monkey(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run monkey")
+}
+
+fn pirltest(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pirltest"))
+        .args(args)
+        .output()
+        .expect("run pirltest")
 }
 
 fn stderr(o: &Output) -> String {
@@ -168,4 +175,76 @@ fn killing_the_tool_leaves_every_finished_step_readable() {
         gui_core::Screenshot::load(&run.join(&s.screenshot)).unwrap();
     }
     assert!(!run.join("summary.json").exists());
+}
+
+#[test]
+fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let out = pirltest(&[
+        "--device",
+        "simulator",
+        "--steps",
+        "6",
+        "--seed",
+        "2",
+        "--progress",
+        "0",
+        "--out",
+        first.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("pirltest: 6 steps"), "{stdout}");
+    let agent: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(first.join("agent.json")).unwrap()).unwrap();
+    assert_eq!(agent["stats"]["decisions"], 6);
+    assert_eq!(agent["errors"].as_array().map(Vec::len), Some(0));
+    let model = first.join("q_network.safetensors");
+    assert!(model.is_file());
+
+    let second = dir.path().join("second");
+    let out = pirltest(&[
+        "--device",
+        "simulator",
+        "--steps",
+        "3",
+        "--progress",
+        "0",
+        "--model-in",
+        model.to_str().unwrap(),
+        "--out",
+        second.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(second.join("run.json")).unwrap()).unwrap();
+    assert!(run.to_string().contains("q_network.safetensors"), "{run}");
+}
+
+#[test]
+fn pirltest_refuses_bad_models_and_settings_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.safetensors");
+    std::fs::write(&corrupt, b"not a model").unwrap();
+    let missing = dir.path().join("missing.safetensors");
+    for (args, expect) in [
+        (
+            vec!["--model-in", corrupt.to_str().unwrap()],
+            "corrupt.safetensors",
+        ),
+        (
+            vec!["--model-in", missing.to_str().unwrap()],
+            "missing.safetensors",
+        ),
+        (vec!["--temperature", "-1"], "temperature"),
+        (vec!["--train-every", "0"], "train_every"),
+        (vec!["--gamma", "1.5"], "gamma"),
+    ] {
+        let mut all = vec!["--device", "simulator", "--steps", "2"];
+        all.extend(&args);
+        let out = pirltest(&all);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
+    }
 }

@@ -30,10 +30,10 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     model_out: Option<PathBuf>,
     /// Softmax temperature of the Boltzmann policy.
-    #[arg(long, default_value_t = AgentConfig::default().temperature)]
+    #[arg(long, default_value_t = AgentConfig::default().temperature, allow_hyphen_values = true)]
     temperature: f64,
     /// Discount γ of the Q-learning target (Eq. 3).
-    #[arg(long, default_value_t = AgentConfig::default().gamma)]
+    #[arg(long, default_value_t = AgentConfig::default().gamma, allow_hyphen_values = true)]
     gamma: f64,
     /// Retrain the Q-network every this many steps.
     #[arg(long, default_value_t = AgentConfig::default().train_every)]

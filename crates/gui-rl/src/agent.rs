@@ -85,6 +85,22 @@ impl Default for AgentConfig {
     }
 }
 
+impl AgentConfig {
+    fn validate(&self) -> Result<()> {
+        let fail = |field, message: String| Err(Error::Config { field, message });
+        if !(0.0..=1.0).contains(&self.gamma) {
+            return fail("gamma", format!("must be in [0, 1], got {}", self.gamma));
+        }
+        if self.train_every == 0 {
+            return fail("train_every", "must be at least 1".to_owned());
+        }
+        if self.train_samples == 0 {
+            return fail("train_samples", "must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+}
+
 /// Where the agent's time went, in milliseconds summed over all decisions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentTimings {
@@ -246,6 +262,7 @@ impl PirlAgent {
     /// An agent with the widget CNN and layout LSTM that ship with gui-vision and
     /// gui-layout, and a new Q-network.
     pub fn new(config: AgentConfig) -> Result<Self> {
+        config.validate()?;
         let layout_embedder = LayoutEmbedder::shipped().map_err(|e| Error::Input {
             what: "layout embedder",
             message: e.to_string(),
@@ -270,12 +287,6 @@ impl PirlAgent {
         })?;
         let policy =
             BoltzmannPolicy::new(config.temperature)?.with_system_weight(config.system_weight)?;
-        if config.train_every == 0 || config.train_samples == 0 {
-            return Err(Error::Config {
-                field: "train_every",
-                message: "train_every and train_samples must be at least 1".to_owned(),
-            });
-        }
         Ok(Self {
             store: PageStore::new(config.pages)?,
             memory: ExplorationMemory::new(config.memory)?,
