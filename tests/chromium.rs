@@ -3,7 +3,7 @@
 //! They need Debian's Chromium (`cargo xtask setup` installs it); without it they fail with
 //! a message saying so, never skip.
 
-use gui_core::{Action, ActionKind, Point, SignalKind, Transition};
+use gui_core::{Action, ActionKind, ActionParam, Point, SignalKind, Transition};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
 use gui_explore::{
     ExploreConfig, FixedThrottle, Monkey, MonkeyConfig, Observation, RunRecorder, Scripted,
@@ -526,4 +526,26 @@ fn a_page_that_leaves_the_app_is_brought_back() {
         wait_text(&mut device, "#screen-name", "Profile form"),
         "Profile form"
     );
+}
+
+/// `input` with a trailing newline types the text and presses Enter: the demo's login form
+/// is submitted from the password field.
+#[test]
+fn input_ending_in_a_newline_presses_enter() {
+    let (_server, mut device) = demo();
+    let nav_login = center_of(&mut device, "#nav-login");
+    device.perform(&click(nav_login)).unwrap();
+    assert_eq!(wait_text(&mut device, "#screen-name", "Login"), "Login");
+    let type_into = |p: Point, text: &str| {
+        Action::at(ActionKind::Input, p).with_param(ActionParam::Text(text.into()))
+    };
+    let user = center_of(&mut device, "#login-user");
+    device.perform(&type_into(user, "ann")).unwrap();
+    let pass = center_of(&mut device, "#login-pass");
+    device.perform(&type_into(pass, "demo\n")).unwrap();
+    assert_eq!(
+        wait_text(&mut device, "#header-user", "Signed in as ann"),
+        "Signed in as ann"
+    );
+    assert_eq!(wait_text(&mut device, "#screen-name", "Account"), "Account");
 }

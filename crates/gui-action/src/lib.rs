@@ -27,7 +27,7 @@
 //!         "phone_interrupt",
 //!     ]
 //! );
-//! assert_eq!(actions[1].param, Some(ActionParam::Text("hello".into())));
+//! assert_eq!(actions[1].param, Some(ActionParam::Text("hello\n".into())));
 //!
 //! // The action vector: kind one-hot | target widget embedding | parameters.
 //! let embedding = ActionEmbedding::new(WidgetKind::COUNT);
@@ -37,7 +37,7 @@
 //! assert_eq!(v[ActionKind::Input.index()], 1.0);
 //! assert_eq!(&v[embedding.target_range()], &widget);
 //! let text_len = v[embedding.param_range()][ParamSlot::TextLength.index()];
-//! assert_eq!(text_len, 5.0 / 64.0);
+//! assert_eq!(text_len, 6.0 / 64.0); // "hello" and Enter
 //! # Ok::<(), gui_action::Error>(())
 //! ```
 

@@ -85,8 +85,10 @@ impl Default for ActionSpaceConfig {
     fn default() -> Self {
         Self {
             enabled: ActionKind::ALL.into_iter().collect(),
+            // A word submitted with Enter (a trailing newline presses it), a number and
+            // an email address.
             texts: vec![
-                "hello".to_owned(),
+                "hello\n".to_owned(),
                 "12345".to_owned(),
                 "test@example.com".to_owned(),
             ],

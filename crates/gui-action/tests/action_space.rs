@@ -148,7 +148,7 @@ fn candidates_of_a_small_web_screen() {
         Action::on(MidClick, button.clone()),
         Action::on(RightClick, button),
         Action::on(Click, field.clone()),
-        Action::on(Input, field.clone()).with_param(ActionParam::Text("hello".into())),
+        Action::on(Input, field.clone()).with_param(ActionParam::Text("hello\n".into())),
         Action::on(DoubleClick, field.clone()),
         Action::on(RightClick, field),
         Action::on(Click, seek.clone()),
@@ -188,7 +188,7 @@ fn texts_rotate_over_the_text_fields_of_a_screen() {
     let space = ActionSpace::for_platform(Platform::Android);
     assert_eq!(
         typed(&space.candidates(&screen)),
-        ["hello", "12345", "test@example.com", "hello"]
+        ["hello\n", "12345", "test@example.com", "hello\n"]
     );
     // The same screen gives the same candidates every time.
     assert_eq!(space.candidates(&screen), space.candidates(&screen));

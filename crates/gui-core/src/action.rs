@@ -196,7 +196,8 @@ pub enum SwipeDirection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", content = "value")]
 pub enum ActionParam {
-    /// Text typed by `input`.
+    /// Text typed by `input`. A trailing `\n` presses Enter after the text (submits a
+    /// form, adds a todo); the newline itself is not typed.
     Text(String),
     /// Scroll direction of `swipe`.
     Direction(SwipeDirection),

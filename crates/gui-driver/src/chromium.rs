@@ -668,8 +668,29 @@ impl ChromiumDevice {
                     Some(ActionParam::Text(t)) => t.clone(),
                     _ => "test".to_owned(),
                 };
-                self.browser()?
-                    .call("Input.insertText", json!({ "text": text }))?;
+                // A trailing newline is the Enter key: it submits forms and the many
+                // single-field inputs (todo lists, search boxes) that act on Enter.
+                let (text, enter) = match text.strip_suffix('\n') {
+                    Some(t) => (t.to_owned(), true),
+                    None => (text, false),
+                };
+                let b = self.browser()?;
+                b.call("Input.insertText", json!({ "text": text }))?;
+                if enter {
+                    for kind in ["keyDown", "keyUp"] {
+                        let mut key = json!({
+                            "type": kind,
+                            "key": "Enter",
+                            "code": "Enter",
+                            "windowsVirtualKeyCode": 13,
+                            "nativeVirtualKeyCode": 13,
+                        });
+                        if kind == "keyDown" {
+                            key["text"] = json!("\r");
+                        }
+                        b.call("Input.dispatchKeyEvent", key)?;
+                    }
+                }
             }
             Drag => {
                 let (dx, dy) = match action.param {

@@ -983,7 +983,7 @@ impl Device for Simulator {
                 if let Some((i, p)) = hit {
                     if self.app.pages[self.page].widgets[i].kind.accepts_text() {
                         let text = match &action.param {
-                            Some(ActionParam::Text(t)) => t.clone(),
+                            Some(ActionParam::Text(t)) => t.trim_end_matches('\n').to_owned(),
                             _ => DEFAULT_TEXT.to_owned(),
                         };
                         self.states[self.page][i].text = text;

@@ -191,9 +191,16 @@ impl Monkey {
             1 => self.rng.random_range(-1000i64..100_000).to_string(),
             2 => "<b>&\"'%;--".to_owned(),
             3 => (0..self.rng.random_range(40..120)).map(|_| 'x').collect(),
-            _ => (0..self.rng.random_range(3..12))
-                .map(|_| ALPHABET[self.rng.random_range(0..ALPHABET.len())] as char)
-                .collect(),
+            // A word, then Enter half the time (a trailing newline presses it).
+            _ => {
+                let mut word: String = (0..self.rng.random_range(3..12))
+                    .map(|_| ALPHABET[self.rng.random_range(0..ALPHABET.len())] as char)
+                    .collect();
+                if self.rng.random_bool(0.5) {
+                    word.push('\n');
+                }
+                word
+            }
         }
     }
 }
