@@ -1,0 +1,87 @@
+//! `report`: one HTML page, JUnit XML and a JSON summary from run folders, and an exit code
+//! for CI (0 no bug, 1 bugs found, 2 the report could not be made).
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use gui_report::{HtmlOptions, RunFolder, exit_code, json_summary, junit_xml, render_html};
+
+/// Report on run folders: what each run did, what it covered and the bugs it found.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    /// Run folders written by `monkey`, `pirltest` or any `RunRecorder`.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    runs: Vec<PathBuf>,
+    /// Where to write the HTML page. Default: `RUN_DIR/report.html` for one run,
+    /// `report.html` in the current folder for several.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Also write JUnit XML here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write a JSON summary here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Steps that get a screenshot thumbnail in the step table.
+    #[arg(long, value_name = "N", default_value_t = HtmlOptions::default().thumbnail_steps)]
+    thumbnails: u64,
+}
+
+/// Exit code when the report could not be made (bad input, unwritable output).
+const EXIT_TOOL_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
+            eprintln!("report: error: {e:#}");
+            ExitCode::from(EXIT_TOOL_ERROR)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<i32> {
+    // The library's errors already name the folder or file (and line) at fault.
+    let runs = cli
+        .runs
+        .iter()
+        .map(RunFolder::load)
+        .collect::<Result<Vec<_>, _>>()?;
+    let html_path = match (&cli.html, cli.runs.as_slice()) {
+        (Some(path), _) => path.clone(),
+        (None, [one]) => one.join("report.html"),
+        (None, _) => PathBuf::from("report.html"),
+    };
+    let options = HtmlOptions {
+        thumbnail_steps: cli.thumbnails,
+        ..HtmlOptions::default()
+    };
+    write(&html_path, render_html(&runs, &options)?.as_bytes())?;
+    println!("html: {}", html_path.display());
+    if let Some(path) = &cli.junit {
+        write(path, junit_xml(&runs).as_bytes())?;
+        println!("junit: {}", path.display());
+    }
+    if let Some(path) = &cli.json {
+        write(path, &serde_json::to_vec_pretty(&json_summary(&runs))?)?;
+        println!("json: {}", path.display());
+    }
+    let bugs: usize = runs.iter().map(|r| r.signals.len()).sum();
+    println!(
+        "{} run(s), {bugs} distinct signal(s){}",
+        runs.len(),
+        if runs.iter().all(RunFolder::is_complete) {
+            ""
+        } else {
+            ", incomplete run(s) without summary.json"
+        }
+    );
+    Ok(exit_code(&runs))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
