@@ -211,6 +211,15 @@ impl RunArgs {
     }
 }
 
+/// Writes `report.html` (see gui-report) into a finished run folder and returns its path.
+pub fn write_report(run_dir: &std::path::Path) -> Result<PathBuf> {
+    let runs = [gui_report::RunFolder::load(run_dir)?];
+    let html = gui_report::render_html(&runs, &gui_report::HtmlOptions::default())?;
+    let path = run_dir.join("report.html");
+    std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
 /// The closing line of a run: `NAME: steps, time, coverage, unique signals, median step`,
 /// then `extra` (", 5 pages" and the like).
 pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {

@@ -202,6 +202,9 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     assert_eq!(agent["errors"].as_array().map(Vec::len), Some(0));
     let model = first.join("q_network.safetensors");
     assert!(model.is_file());
+    let report = std::fs::read_to_string(first.join("report.html")).unwrap();
+    assert!(report.contains("pirltest seed 2: 6 steps"), "{report:.400}");
+    assert!(stdout.contains("report.html"), "{stdout}");
 
     let second = dir.path().join("second");
     let out = pirltest(&[

@@ -2,7 +2,7 @@
 use anyhow::Result;
 use clap::Parser;
 use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, explore};
-use gui_testing::cli::{RunArgs, TargetArgs, summary_line};
+use gui_testing::cli::{RunArgs, TargetArgs, summary_line, write_report};
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
@@ -69,5 +69,6 @@ fn main() -> Result<()> {
     )?;
     println!("{}", summary_line("monkey", &summary, ""));
     println!("run folder: {}", recorder.dir().display());
+    println!("report: {}", write_report(recorder.dir())?.display());
     Ok(())
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use gui_explore::explore;
 use gui_rl::{AgentConfig, PirlAgent, QNetwork};
-use gui_testing::cli::{RunArgs, TargetArgs, summary_line};
+use gui_testing::cli::{RunArgs, TargetArgs, summary_line, write_report};
 use gui_testing::pirltest::PirlStrategy;
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
@@ -106,6 +106,7 @@ fn main() -> Result<()> {
         eprintln!("pirltest: the agent failed at step {step}: {e}");
     }
     println!("run folder: {}", recorder.dir().display());
+    println!("report: {}", write_report(recorder.dir())?.display());
     println!("Q-network: {}", model_out.display());
     Ok(())
 }

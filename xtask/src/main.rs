@@ -289,7 +289,7 @@ fn demo(rest: &[String]) -> Result<()> {
     args.extend(rest.iter().map(String::as_str));
     run(cargo().args(&args))?;
     println!(
-        "\nresults: {out_s}\n  summary.json            totals, coverage, unique signals\n  signals.jsonl           bugs found, with stacks\n  steps.jsonl             every step\n  screenshots/            the screen after every step\n  agent.json              pages found, learning and time spent by the agent\n  q_network.safetensors   the learnt Q-network (reuse it with --model-in)"
+        "\nresults: {out_s}\n  report.html             the report: summary, coverage plot, bugs, every step\n  summary.json            totals, coverage, unique signals\n  signals.jsonl           bugs found, with stacks\n  steps.jsonl             every step\n  screenshots/            the screen after every step\n  agent.json              pages found, learning and time spent by the agent\n  q_network.safetensors   the learnt Q-network (reuse it with --model-in)"
     );
     Ok(())
 }
