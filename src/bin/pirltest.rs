@@ -35,6 +35,12 @@ struct Cli {
     /// Discount γ of the Q-learning target (Eq. 3).
     #[arg(long, default_value_t = AgentConfig::default().gamma, allow_hyphen_values = true)]
     gamma: f64,
+    /// Page similarity at or above which two screens are the same page (Section 3.3).
+    #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
+    same_page: f64,
+    /// Adam step size of the Q-network (0.01 in the paper).
+    #[arg(long, default_value_t = AgentConfig::default().learning_rate)]
+    learning_rate: f64,
     /// Retrain the Q-network every this many steps.
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
@@ -45,13 +51,15 @@ struct Cli {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let config = AgentConfig {
+    let mut config = AgentConfig {
         seed: cli.run.seed,
         temperature: cli.temperature,
         gamma: cli.gamma,
         train_every: cli.train_every,
+        learning_rate: cli.learning_rate,
         ..AgentConfig::default()
     };
+    config.pages.same_page = cli.same_page;
     let mut agent = PirlAgent::new(config.clone()).context("building the PIRLTest agent")?;
     if let Some(path) = &cli.model_in {
         let network = QNetwork::load(path)?;
