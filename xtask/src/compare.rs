@@ -22,20 +22,25 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use gui_core::SignalKind;
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
-use gui_explore::read_steps;
+use gui_report::RunFolder;
 
 use crate::median;
 
 /// Seeded demo bugs that leave a signal: (name, signal kind, a piece of its key).
-const DEMO_BUGS: [(&str, &str, &str); 3] = [
+const DEMO_BUGS: [(&str, SignalKind, &str); 3] = [
     (
         "A undo after archive-all",
-        "UncaughtException",
+        SignalKind::UncaughtException,
         "undoArchive",
     ),
-    ("B checkout with coupon", "UncaughtException", "checkout"),
-    ("D invalid email", "ConsoleError", "invalid email"),
+    (
+        "B checkout with coupon",
+        SignalKind::UncaughtException,
+        "checkout",
+    ),
+    ("D invalid email", SignalKind::ConsoleError, "invalid email"),
 ];
 
 struct Options {
@@ -96,47 +101,33 @@ struct RunResult {
     /// Functions covered after each step (index 0 = step 1).
     functions: Vec<u64>,
     functions_total: u64,
-    /// Unique signals: (kind, key, first step).
-    signals: Vec<(String, String, u64)>,
+    folder: RunFolder,
     steps_per_minute: f64,
 }
 
 impl RunResult {
     fn read(dir: &Path) -> Result<Self> {
-        let steps = read_steps(dir).with_context(|| format!("reading {}", dir.display()))?;
-        let mut functions = Vec::with_capacity(steps.len());
+        let folder = RunFolder::load(dir)?;
+        let mut functions = Vec::with_capacity(folder.steps.len());
         let mut last = 0;
         let mut total = 0;
-        for s in &steps {
+        for s in &folder.steps {
             if let Some(c) = s.coverage {
                 last = c.functions_covered;
                 total = c.functions_total;
             }
             functions.push(last);
         }
-        let signals_path = dir.join("signals.jsonl");
-        let text = std::fs::read_to_string(&signals_path).unwrap_or_default();
-        let mut signals = Vec::new();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let v: serde_json::Value = serde_json::from_str(line)
-                .with_context(|| format!("{}: bad line", signals_path.display()))?;
-            let kind = v["kind"].as_str().unwrap_or("").to_owned();
-            signals.push((
-                kind,
-                v["key"].as_str().unwrap_or("").to_owned(),
-                v["first_step"].as_u64().unwrap_or(0),
-            ));
-        }
-        let minutes = steps.last().map_or(0.0, |s| s.elapsed_ms as f64 / 60_000.0);
+        let minutes = folder.duration_ms() as f64 / 60_000.0;
         Ok(Self {
             functions,
             functions_total: total,
-            signals,
             steps_per_minute: if minutes > 0.0 {
-                steps.len() as f64 / minutes
+                folder.steps.len() as f64 / minutes
             } else {
                 0.0
             },
+            folder,
         })
     }
 
@@ -146,21 +137,19 @@ impl RunResult {
     }
 
     fn exceptions_by(&self, step: u64) -> usize {
-        self.signals
+        self.folder
+            .signals
             .iter()
-            .filter(|(k, _, first)| k == "uncaught_exception" && *first <= step)
+            .filter(|s| s.kind == SignalKind::UncaughtException && s.first_step <= step)
             .count()
     }
 
-    fn bug_step(&self, kind: &str, needle: &str) -> Option<u64> {
-        let kind = match kind {
-            "UncaughtException" => "uncaught_exception",
-            _ => "console_error",
-        };
-        self.signals
+    fn bug_step(&self, kind: SignalKind, needle: &str) -> Option<u64> {
+        self.folder
+            .signals
             .iter()
-            .filter(|(k, key, _)| k == kind && key.contains(needle))
-            .map(|(_, _, s)| *s)
+            .filter(|s| s.kind == kind && s.key.contains(needle))
+            .map(|s| s.first_step)
             .min()
     }
 }
@@ -305,7 +294,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                     let cells: Vec<String> = DEMO_BUGS
                         .iter()
                         .map(|(_, kind, needle)| {
-                            r.bug_step(kind, needle)
+                            r.bug_step(*kind, needle)
                                 .map_or("–".to_owned(), |s| format!("step {s}"))
                         })
                         .collect();
@@ -314,7 +303,12 @@ pub fn run(rest: &[String]) -> Result<()> {
             }
         }
         writeln!(report, "\n![coverage](coverage-{app}.svg)\n")?;
-        let svg = plot(app, start, total, max, &results);
+        let folders: Vec<RunFolder> = results
+            .values()
+            .flatten()
+            .map(|(_, r)| r.folder.clone())
+            .collect();
+        let svg = gui_report::coverage_svg(&folders);
         std::fs::write(o.out.join(format!("coverage-{app}.svg")), svg)?;
         drop(server);
     }
@@ -332,69 +326,4 @@ pub fn run(rest: &[String]) -> Result<()> {
     println!("{report}");
     println!("written: {}", path.display());
     Ok(())
-}
-
-/// Coverage over steps, one line per run: PIRLTest blue, Monkey orange.
-fn plot(
-    app: &str,
-    start: u64,
-    total: u64,
-    steps: u64,
-    results: &BTreeMap<String, Vec<(u64, RunResult)>>,
-) -> String {
-    let (w, h, pad) = (640.0, 360.0, 48.0);
-    let top = results
-        .values()
-        .flatten()
-        .flat_map(|(_, r)| r.functions.iter().copied())
-        .max()
-        .unwrap_or(1)
-        .max(start + 1) as f64;
-    let x = |s: f64| pad + (w - 2.0 * pad) * s / steps as f64;
-    let y = |f: f64| h - pad - (h - 2.0 * pad) * f / top;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
-         <text x=\"{pad}\" y=\"20\">{app}: JS functions covered over steps ({total} known)</text>\
-         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"black\"/>\
-         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\" stroke=\"black\"/>\
-         <text x=\"{r}\" y=\"{lb}\" text-anchor=\"end\">{steps} steps</text>\
-         <text x=\"4\" y=\"{tp}\">{top}</text>\
-         <line x1=\"{pad}\" y1=\"{ys}\" x2=\"{r}\" y2=\"{ys}\" stroke=\"#999\" stroke-dasharray=\"4 4\"/>\
-         <text x=\"{r}\" y=\"{ys2}\" text-anchor=\"end\" fill=\"#666\">start page {start}</text>",
-        b = h - pad,
-        r = w - pad,
-        lb = h - pad + 18.0,
-        tp = pad + 4.0,
-        ys = y(start as f64),
-        ys2 = y(start as f64) - 4.0,
-    );
-    for (i, (strategy, runs)) in results.iter().enumerate() {
-        let colour = if strategy == "pirltest" {
-            "#1f5fd1"
-        } else {
-            "#e07b00"
-        };
-        for (_, r) in runs {
-            let points: Vec<String> = r
-                .functions
-                .iter()
-                .enumerate()
-                .map(|(s, f)| format!("{:.1},{:.1}", x(s as f64 + 1.0), y(*f as f64)))
-                .collect();
-            let _ = write!(
-                svg,
-                "<polyline fill=\"none\" stroke=\"{colour}\" stroke-opacity=\"0.8\" points=\"{}\"/>",
-                points.join(" ")
-            );
-        }
-        let _ = write!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{strategy}</text>",
-            pad + 10.0,
-            pad + 16.0 * i as f64 + 4.0
-        );
-    }
-    svg.push_str("</svg>");
-    svg
 }

@@ -44,6 +44,7 @@ mod summary;
 pub use error::{Error, Result};
 pub use html::{HtmlOptions, render_html};
 pub use junit::junit_xml;
+pub use plot::coverage_svg;
 pub use replay::{Reproduction, portable_key, reproductions};
 pub use run::RunFolder;
 pub use summary::{EXIT_BUGS, EXIT_CLEAN, exit_code, json_summary};

@@ -18,7 +18,7 @@ const LEGEND_LINE: f64 = 18.0;
 
 /// Functions covered over steps, one polyline per run, as an inline `<svg>`; empty when
 /// no run has coverage (a device that measures none).
-pub(crate) fn coverage_svg(runs: &[RunFolder]) -> String {
+pub fn coverage_svg(runs: &[RunFolder]) -> String {
     let series: Vec<Vec<(u64, u64)>> = runs
         .iter()
         .map(|run| {
@@ -44,7 +44,7 @@ pub(crate) fn coverage_svg(runs: &[RunFolder]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img">
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif" font-size="12">
 <title>Functions covered over steps</title>"#
     );
     let mut tick = 0;
