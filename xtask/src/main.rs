@@ -272,20 +272,21 @@ fn demo(rest: &[String]) -> Result<()> {
     let out_s = out.display().to_string();
     // PIRLTest is the best strategy so far (`cargo xtask compare`); the agent learns while
     // it runs, so it is built with optimisation.
-    let mut args = vec![
-        "run",
-        "--quiet",
-        "--release",
-        "--bin",
-        "pirltest",
-        "--",
-        "--steps",
-        "300",
-        "--seed",
-        "1",
-        "--out",
-        &out_s,
-    ];
+    // The task's defaults, unless the caller gives the option.
+    let out_s = match rest.iter().position(|a| a == "--out") {
+        Some(i) => rest.get(i + 1).cloned().unwrap_or(out_s),
+        None => out_s,
+    };
+    let mut args = vec!["run", "--quiet", "--release", "--bin", "pirltest", "--"];
+    for (flag, value) in [
+        ("--steps", "300"),
+        ("--seed", "1"),
+        ("--out", out_s.as_str()),
+    ] {
+        if !rest.iter().any(|a| a == flag) {
+            args.extend([flag, value]);
+        }
+    }
     args.extend(rest.iter().map(String::as_str));
     run(cargo().args(&args))?;
     println!(
