@@ -224,7 +224,8 @@ pub struct PirlAgent {
     vision: Option<(Size, Vision)>,
     layout_embedder: LayoutEmbedder,
     action_embedding: ActionEmbedding,
-    space: Option<ActionSpace>,
+    /// Shared so that each step can hold it while the page records change.
+    space: Option<Arc<ActionSpace>>,
     policy: BoltzmannPolicy,
     store: PageStore,
     pages: Vec<PageActions>,
@@ -484,7 +485,7 @@ impl PirlAgent {
         let page = self.store.lookup_or_insert(view.clone())?;
         self.stats.timings.pages_ms += ms(t);
         let t = Instant::now();
-        let space = self.space_for(platform, supported)?.clone();
+        let space = self.space_for(platform, supported)?;
         if page.0 == known {
             let entry = self.new_page(&view, &space)?;
             self.pages.push(entry);
@@ -574,12 +575,17 @@ impl PirlAgent {
                 .map(|(j, k)| (j, k.rect.iou(&widget.rect)))
                 .filter(|(_, iou)| *iou >= match_iou)
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-            let index = match best {
-                Some((j, _)) => j,
+            // The widget's candidates now, at its current box; a new widget also gets
+            // its text and the candidates' embeddings, kept for later visits.
+            let (index, actions) = match best {
+                Some((j, _)) => {
+                    let text = self.pages[page.0].widgets[j].text;
+                    (j, space.widget_candidates(widget, text))
+                }
                 None => {
                     let text = self.rng.random_range(0..space.config().texts.len().max(1));
-                    let embeddings = space
-                        .widget_candidates(widget, text)
+                    let actions = space.widget_candidates(widget, text);
+                    let embeddings = actions
                         .iter()
                         .map(|a| self.embed(a, Some(emb)))
                         .collect::<Result<_>>()?;
@@ -590,23 +596,19 @@ impl PirlAgent {
                         embeddings,
                     });
                     taken.push(false);
-                    taken.len() - 1
+                    (taken.len() - 1, actions)
                 }
             };
             taken[index] = true;
             let known = &self.pages[page.0].widgets[index];
-            let actions = space.widget_candidates(widget, known.text);
-            for ((a, variant), e) in actions
-                .iter()
-                .zip(variants(&actions))
-                .zip(&known.embeddings)
-            {
+            let variants = variants(&actions);
+            for ((a, variant), e) in actions.into_iter().zip(variants).zip(&known.embeddings) {
                 let key = ActionKey {
                     kind: a.kind,
                     target: Some(index),
                     variant,
                 };
-                out.push(a.clone(), key, e.clone());
+                out.push(a, key, e.clone());
             }
         }
         let fixed = &self.pages[page.0].fixed;
@@ -626,7 +628,11 @@ impl PirlAgent {
             })
     }
 
-    fn space_for(&mut self, platform: Platform, supported: &[ActionKind]) -> Result<&ActionSpace> {
+    fn space_for(
+        &mut self,
+        platform: Platform,
+        supported: &[ActionKind],
+    ) -> Result<Arc<ActionSpace>> {
         if self.space.as_ref().is_none_or(|s| s.platform() != platform) {
             let device: BTreeSet<ActionKind> = supported.iter().copied().collect();
             let enabled = self
@@ -640,14 +646,13 @@ impl PirlAgent {
                 enabled,
                 ..self.config.actions.clone()
             };
-            self.space = Some(
-                ActionSpace::new(platform, config).map_err(|e| Error::Config {
-                    field: "actions",
-                    message: e.to_string(),
-                })?,
-            );
+            let space = ActionSpace::new(platform, config).map_err(|e| Error::Config {
+                field: "actions",
+                message: e.to_string(),
+            })?;
+            self.space = Some(Arc::new(space));
         }
-        Ok(self.space.as_ref().expect("set above"))
+        Ok(self.space.clone().expect("set above"))
     }
 
     /// Counters, reward (Eq. 1) and memory entry; whether a retraining is due.
