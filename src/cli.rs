@@ -1,14 +1,228 @@
 //! Command-line options every strategy binary shares: which app, which device, which
-//! budget, where the run goes.
+//! budget, where the run goes; `--config` files, `-v` logging and progress bars.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
-use gui_core::Size;
+use clap::error::ErrorKind;
+use clap::{ArgAction, Args, Parser, ValueEnum};
+use gui_core::{Action, Size, Transition};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, SimApp, Simulator, StaticServer};
-use gui_explore::{ExploreConfig, FixedThrottle, RunRecorder, Summary};
+use gui_explore::{
+    ExploreConfig, Insight, Observation, RenderJudge, RunRecorder, Strategy, Summary, Throttle,
+    ThrottleSpec,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Options of every binary: a file of defaults and how much to log.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// TOML file of defaults. Its keys are this command's long flags without the dashes
+    /// (`steps = 300`, `throttle = "adat"`, `mobile = true`, lists for repeated flags);
+    /// flags given on the command line win over it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log to stderr: -v what the run is doing (steps, restarts, training), -vv details of
+    /// each step, -vvv everything. Hides the progress bar.
+    #[arg(short, long, action = ArgAction::Count)]
+    pub verbose: u8,
+}
+
+impl CommonArgs {
+    /// Starts logging at the level `-v` asks for (warnings only without it).
+    pub fn init_logging(&self) {
+        let level = match self.verbose {
+            0 => tracing::Level::WARN,
+            1 => tracing::Level::INFO,
+            2 => tracing::Level::DEBUG,
+            _ => tracing::Level::TRACE,
+        };
+        // A second call (tests) keeps the first subscriber.
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_max_level(level)
+            .with_target(self.verbose >= 2)
+            .try_init();
+    }
+}
+
+/// Parses the process's command line as [`parse_from`] does; on an error prints it and
+/// exits with code 2.
+pub fn parse<C: Parser>() -> C {
+    parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+}
+
+/// Parses `args` (program name first) into `C`, reading `--config FILE` first: the file's
+/// keys become flags placed before the command line's own, and a flag given twice takes
+/// its last value, so the command line wins.
+pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result<C, clap::Error> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let mut command = C::command().args_override_self(true);
+    let mut full = Vec::with_capacity(args.len());
+    full.extend(args.first().cloned());
+    if let Some(path) = config_path(&args) {
+        let flags: BTreeSet<String> = command
+            .get_arguments()
+            .filter(|a| a.get_id() != "config")
+            .filter_map(|a| a.get_long().map(str::to_owned))
+            .collect();
+        full.extend(config_flags(&path, &flags).map_err(|message| {
+            command.error(
+                ErrorKind::InvalidValue,
+                format!("--config {}: {message}", path.display()),
+            )
+        })?);
+    }
+    full.extend(args.into_iter().skip(1));
+    let matches = command.try_get_matches_from_mut(full)?;
+    C::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
+/// The value of the last `--config FILE` or `--config=FILE`, before any `--`.
+fn config_path(args: &[OsString]) -> Option<PathBuf> {
+    let mut found = None;
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.to_string_lossy();
+        if a == "--" {
+            break;
+        } else if a == "--config" {
+            found = it.next().map(PathBuf::from);
+        } else if let Some(v) = a.strip_prefix("--config=") {
+            found = Some(PathBuf::from(v));
+        }
+    }
+    found
+}
+
+/// The flags a TOML file stands for, checked against the command's long flags.
+fn config_flags(path: &Path, known: &BTreeSet<String>) -> Result<Vec<OsString>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+    let mut out = Vec::new();
+    for (key, value) in table {
+        let flag = key.replace('_', "-");
+        if !known.contains(&flag) {
+            let known: Vec<&str> = known.iter().map(String::as_str).collect();
+            return Err(format!(
+                "unknown key `{key}`; the keys are the long flags: {}",
+                known.join(", ")
+            ));
+        }
+        let values = match value {
+            toml::Value::Array(items) => items,
+            one => vec![one],
+        };
+        for v in values {
+            let text = match v {
+                // A switch: on when true, left at its default when false.
+                toml::Value::Boolean(true) => {
+                    out.push(format!("--{flag}").into());
+                    continue;
+                }
+                toml::Value::Boolean(false) => continue,
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                other => {
+                    return Err(format!(
+                        "`{key}`: a {} cannot be a flag's value",
+                        other.type_str()
+                    ));
+                }
+            };
+            out.push(format!("--{flag}={text}").into());
+        }
+    }
+    Ok(out)
+}
+
+/// A strategy behind a progress bar on stderr: steps done, pages seen (for strategies
+/// that report pages) and bugs found. The bar only draws on a terminal.
+pub struct WithProgress<'a> {
+    inner: &'a mut dyn Strategy,
+    bar: ProgressBar,
+    pages: BTreeSet<u64>,
+    bugs: usize,
+}
+
+impl std::fmt::Debug for WithProgress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithProgress")
+            .field("strategy", &self.inner.name())
+            .field("pages", &self.pages.len())
+            .field("bugs", &self.bugs)
+            .finish()
+    }
+}
+
+impl<'a> WithProgress<'a> {
+    /// A bar for `steps` steps (a spinner when the budget is time), hidden when `hidden`
+    /// (logging to stderr with `-v`).
+    pub fn new(inner: &'a mut dyn Strategy, steps: Option<u64>, hidden: bool) -> Self {
+        let target = if hidden {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(steps, target);
+        let template = if steps.is_some() {
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} steps, {msg} (eta {eta})"
+        } else {
+            "{elapsed_precise} {spinner} {pos} steps, {msg}"
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Self {
+            inner,
+            bar,
+            pages: BTreeSet::new(),
+            bugs: 0,
+        }
+    }
+
+    /// Clears the bar (before the closing lines are printed).
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Strategy for WithProgress<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn choose(&mut self, observation: &Observation<'_>) -> Action {
+        self.inner.choose(observation)
+    }
+
+    fn learn(&mut self, transition: &Transition) {
+        self.inner.learn(transition);
+        if let Some(page) = self.inner.insight().and_then(|i| i.page) {
+            self.pages.insert(page);
+        }
+        self.bugs += transition.new_signals.len();
+        let pages = if self.pages.is_empty() {
+            String::new()
+        } else {
+            format!("{} pages, ", self.pages.len())
+        };
+        self.bar.set_message(format!("{pages}{} bugs", self.bugs));
+        self.bar.inc(1);
+    }
+
+    fn on_restart(&mut self) {
+        self.inner.on_restart();
+    }
+
+    fn insight(&self) -> Option<Insight> {
+        self.inner.insight()
+    }
+}
 
 /// The kinds of device a binary can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,14 +268,16 @@ pub struct RunArgs {
     /// Seed of every random choice: same seed and app, same run.
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     pub seed: u64,
-    /// Milliseconds to wait after each event before looking at the screen.
+    /// After each event: MS or fixed:MS (a fixed wait), consecutive[:CAP_MS] (until two
+    /// screenshots match), adat[:CAP_MS] (until the rendering-state classifier says the
+    /// screen is fully rendered); caps default to 1000 ms.
     #[arg(
         long,
-        default_value_t = 200,
-        value_name = "MS",
+        default_value = "200",
+        value_name = "POLICY",
         allow_hyphen_values = true
     )]
-    pub throttle: u64,
+    pub throttle: ThrottleSpec,
     /// Run folder (default: runs/<strategy>-seed<SEED>-<unix time>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -171,8 +387,16 @@ impl RunArgs {
         }
     }
 
-    pub fn throttle(&self) -> FixedThrottle {
-        FixedThrottle::ms(self.throttle)
+    /// The `--throttle` policy; `adat` loads the shipped rendering-state classifier.
+    pub fn throttle(&self) -> Result<Box<dyn Throttle>> {
+        let judge = if self.throttle.needs_judge() {
+            Some(adat_judge()?)
+        } else {
+            None
+        };
+        self.throttle
+            .build(judge)
+            .with_context(|| format!("--throttle {}", self.throttle))
     }
 
     /// The settings every run folder records (`run.json`), plus the strategy's own
@@ -190,7 +414,7 @@ impl RunArgs {
             "url": target.url,
             "device": target.device.describe(),
             "explore": explore,
-            "throttle_ms": self.throttle,
+            "throttle": self.throttle.to_string(),
         });
         if let (Some(m), serde_json::Value::Object(extra)) = (meta.as_object_mut(), extra) {
             m.extend(extra);
@@ -209,6 +433,11 @@ impl RunArgs {
         RunRecorder::create(&dir, meta)
             .with_context(|| format!("creating run folder {}", dir.display()))
     }
+}
+
+/// AdaT's judge: the rendering-state classifier shipped with gui-vision.
+fn adat_judge() -> Result<Box<dyn RenderJudge>> {
+    bail!("the AdaT classifier is not wired in yet")
 }
 
 /// Writes `report.html` (see gui-report) into a finished run folder and returns its path.
@@ -246,6 +475,65 @@ pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Demo {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(flatten)]
+        run: RunArgs,
+        #[command(flatten)]
+        target: TargetArgs,
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<u64>,
+    }
+
+    fn demo(config: &str, args: &[&str]) -> Result<Demo, clap::Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.toml");
+        std::fs::write(&path, config).unwrap();
+        let mut argv: Vec<OsString> = vec!["demo".into(), "--config".into(), path.into()];
+        argv.extend(args.iter().map(OsString::from));
+        parse_from(argv)
+    }
+
+    #[test]
+    fn config_keys_are_flags_and_the_command_line_wins() {
+        let d = demo(
+            "steps = 300\nseed = 7\nmobile = true\nviewport = \"400x800\"\nonly = [1, 2]\n",
+            &["--seed", "9"],
+        )
+        .unwrap();
+        assert_eq!(d.run.steps, Some(300));
+        assert_eq!(d.run.seed, 9, "the command line wins");
+        assert!(d.target.mobile);
+        assert_eq!(d.target.viewport, Size::new(400, 800));
+        assert_eq!(d.only, vec![1, 2]);
+        // Snake or kebab case, and a switch left off.
+        let d = demo("app-dir = \"x\"\nmobile = false\n", &[]).unwrap();
+        assert_eq!(d.target.app_dir, Some(PathBuf::from("x")));
+        assert!(!d.target.mobile);
+    }
+
+    #[test]
+    fn bad_config_files_are_named_with_the_problem() {
+        let e = demo("stepz = 3\n", &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("run.toml") && e.contains("unknown key `stepz`"),
+            "{e}"
+        );
+        assert!(e.contains("steps"), "the known keys are listed: {e}");
+        let e = demo("steps = [\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("run.toml"), "{e}");
+        let e = demo("steps = 0\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("--steps"), "{e}");
+        let e = demo("[run]\nsteps = 1\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("unknown key `run`"), "{e}");
+        let e = parse_from::<Demo>(["demo", "--config", "/no/such.toml"].map(OsString::from))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("/no/such.toml"), "{e}");
+    }
 
     #[test]
     fn viewport_values_are_checked() {

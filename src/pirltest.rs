@@ -1,7 +1,7 @@
 //! The PIRLTest agent of gui-rl behind the exploration loop's [`Strategy`] interface.
 
 use gui_core::{Action, ActionKind};
-use gui_explore::{Observation, Strategy};
+use gui_explore::{Insight, Observation, Strategy};
 use gui_rl::PirlAgent;
 
 /// Runs a [`PirlAgent`] as a [`Strategy`].
@@ -25,7 +25,7 @@ impl PirlStrategy {
         }
     }
 
-    /// Prints a progress line to stderr every `steps` decisions.
+    /// Logs a progress line (at info level, shown with `-v`) every `steps` decisions.
     pub fn with_progress(mut self, steps: u64) -> Self {
         self.progress_every = Some(steps.max(1));
         self
@@ -61,8 +61,8 @@ impl Strategy for PirlStrategy {
             .is_some_and(|n| observation.step.is_multiple_of(n))
         {
             let s = self.agent.stats();
-            eprintln!(
-                "pirltest: step {}: {} pages, {} in memory, loss {:.4}, agent {:.0} ms/step",
+            tracing::info!(
+                "step {}: {} pages, {} in memory, loss {:.4}, agent {:.0} ms/step",
                 observation.step,
                 s.pages,
                 s.memory,
@@ -74,6 +74,14 @@ impl Strategy for PirlStrategy {
             self.errors.push((observation.step, e.to_string()));
             self.agent.reset_episode();
             Action::new(ActionKind::Return)
+        })
+    }
+
+    fn insight(&self) -> Option<Insight> {
+        let (page, widgets) = self.agent.last_seen()?;
+        Some(Insight {
+            page: Some(page.0 as u64),
+            widgets: widgets.to_vec(),
         })
     }
 

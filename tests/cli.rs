@@ -45,6 +45,38 @@ fn bad_values_are_refused_with_the_option_named() {
 }
 
 #[test]
+fn a_config_file_gives_defaults_that_flags_override() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("monkey.toml");
+    std::fs::write(
+        &config,
+        "device = \"simulator\"\nsteps = 50\nseed = 4\nthrottle = 0\n",
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let out = monkey(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--steps",
+        "4",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
+    assert_eq!(meta["meta"]["seed"], 4, "from the file");
+    assert_eq!(meta["meta"]["explore"]["steps"], 4, "the flag wins");
+
+    std::fs::write(&config, "stepz = 5\n").unwrap();
+    let out = monkey(&["--config", config.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("monkey.toml") && err.contains("stepz"), "{err}");
+    assert!(!err.contains("gui-testing"), "the binary names itself: {err}");
+}
+
+#[test]
 fn an_existing_run_folder_is_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();

@@ -102,3 +102,111 @@ fn a_recorded_bug_is_reproduced_by_replay_and_an_early_cut_has_none() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
 }
+
+/// Records bug A's three clicks on a fresh `#/list`, hidden among 37 clicks that change
+/// nothing (the heading, the item count, the empty text field), and returns the run folder
+/// and the start URL.
+fn record_padded_bug_a(dir: &std::path::Path, server: &StaticServer) -> std::path::PathBuf {
+    let url = format!("{}#/list", server.url());
+    let mut device = ChromiumDevice::launch(&url, ChromiumConfig::default())
+        .unwrap_or_else(|e| panic!("cannot start Chromium for the browser tests: {e}"));
+    let mut center = |sel: &str| {
+        device
+            .element_rect(sel)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{sel} not on the page"))
+            .center()
+    };
+    let pads = ["#screen-list h2", "#list-count", "#list-new"].map(&mut center);
+    let [all, archive, undo] = ["#list-select-all", "#list-archive", "#list-undo"].map(&mut center);
+    let mut points: Vec<_> = (0..37).map(|i| pads[i % pads.len()]).collect();
+    points.insert(12, all);
+    points.insert(25, archive);
+    points.push(undo);
+    let script: Vec<Action> = points
+        .into_iter()
+        .map(|p| Action::at(ActionKind::Click, p))
+        .collect();
+    let run_dir = dir.join("padded");
+    let mut recorder =
+        RunRecorder::create(&run_dir, &serde_json::json!({"strategy": "scripted"})).unwrap();
+    let config = ExploreConfig {
+        steps: Some(script.len() as u64),
+        ..ExploreConfig::default()
+    };
+    let summary = explore(
+        &mut device,
+        &mut Scripted::new(script),
+        &mut FixedThrottle::ms(30),
+        &mut recorder,
+        &config,
+    )
+    .unwrap();
+    assert_eq!(summary.steps, 40);
+    assert_eq!(summary.unique_signals, 1, "{:?}", summary.signal_counts);
+    run_dir
+}
+
+#[test]
+fn minimisation_shrinks_a_padded_40_step_sequence_to_the_3_steps_of_bug_a() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = StaticServer::demo().expect("serve demo app");
+    let run_dir = record_padded_bug_a(tmp.path(), &server);
+    let run = run_dir.to_str().unwrap();
+    let url = format!("{}#/list", server.url());
+    let out_dir = tmp.path().join("minimised");
+    let out = replay(&[
+        run,
+        "--url",
+        &url,
+        "--throttle",
+        "30",
+        "--minimise",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("minimised 40 steps to 3 in "), "{stdout}");
+    let found: Vec<gui_report::Minimised> =
+        serde_json::from_slice(&std::fs::read(out_dir.join("minimised.json")).unwrap()).unwrap();
+    assert_eq!(found.len(), 1);
+    // Select all, Archive and Undo were steps 13, 26 and 40 of the padded run.
+    assert_eq!(found[0].steps, vec![13, 26, 40]);
+    assert!(found[0].confirmed);
+    assert!(
+        found[0].key.contains("undoArchive@/app.js"),
+        "{}",
+        found[0].key
+    );
+    let report = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(
+        report.contains("--only-steps 13,26,40"),
+        "the report shows the minimised replay"
+    );
+
+    // The minimised steps alone reproduce the bug.
+    let again = tmp.path().join("again");
+    let out = replay(&[
+        run,
+        "--url",
+        &url,
+        "--only-steps",
+        "13,26,40",
+        "--throttle",
+        "30",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("reproduced at step 3 (originally step 40)"),
+        "{stdout}"
+    );
+}

@@ -111,20 +111,85 @@ fn a_report_with_hostile_messages_is_inert_in_a_real_browser() {
     let elements = device
         .evaluate("document.querySelectorAll('script, iframe, object, embed').length")
         .unwrap();
-    assert_eq!(elements, 0);
-    // Every thumbnail decoded under the page's content security policy: the start screen,
-    // 30 steps, and the two screens around the bug.
+    assert_eq!(elements, 1, "only the report's own script");
+    // Every thumbnail decoded under the page's content security policy: the end screen and
+    // the two screens around the bug as images, and 30 step screens inside SVGs.
     let images = device
         .evaluate(
             "(() => { const all = [...document.images]; \
              return [all.length, all.filter(i => i.complete && i.naturalWidth > 0).length]; })()",
         )
         .unwrap();
-    assert_eq!(images, serde_json::json!([33, 33]));
+    assert_eq!(images, serde_json::json!([3, 3]));
+    let step_screens = device
+        .evaluate("document.querySelectorAll('svg.shot image[href^=\"data:image/png\"]').length")
+        .unwrap();
+    assert_eq!(step_screens, 30);
     let plot_lines = device
         .evaluate("document.querySelectorAll('#coverage svg polyline').length")
         .unwrap();
-    assert_eq!(plot_lines, 1);
+    assert_eq!(plot_lines, 2, "coverage over steps and over time");
+}
+
+/// A PIRLTest run records the page and the widgets of every screen; its report draws the
+/// page graph with one node per page (clicking one shows its entry), annotates every step,
+/// and its pan-and-zoom script is the one the content security policy lets run.
+#[test]
+fn a_pirltest_report_shows_its_page_graph_and_annotated_steps_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = gui_rl::PirlAgent::new(gui_rl::AgentConfig {
+        seed: 3,
+        ..gui_rl::AgentConfig::default()
+    })
+    .unwrap();
+    let mut strategy = gui_testing::pirltest::PirlStrategy::new(agent);
+    let run = simulated_run(dir.path(), "pirltest", &mut strategy, 25);
+    let pages = strategy.agent().stats().pages;
+    assert!(pages >= 2, "one page only");
+    let folder = RunFolder::load(&run).unwrap();
+    assert!(folder.steps.iter().all(|s| s.seen.is_some()));
+    let html = render_html(&[folder], &HtmlOptions::default()).unwrap();
+    let path = dir.path().join("report.html");
+    std::fs::write(&path, html).unwrap();
+
+    let mut device = ChromiumDevice::launch(
+        &format!("file://{}", path.display()),
+        ChromiumConfig::default(),
+    )
+    .unwrap_or_else(|e| panic!("cannot start Chromium for the report test: {e}"));
+    let nodes = device
+        .evaluate("document.querySelectorAll('svg.graph a.node').length")
+        .unwrap();
+    assert_eq!(nodes, serde_json::json!(pages));
+    let shots = device
+        .evaluate(
+            "[document.querySelectorAll('svg.shot').length, \
+              document.querySelectorAll('svg.shot g rect').length]",
+        )
+        .unwrap();
+    assert_eq!(shots[0], 25, "one annotated screen per step");
+    assert!(shots[1].as_u64().unwrap() > 0, "no widget boxes drawn");
+    // Clicking a node goes to that page's entry.
+    let hash = device
+        .evaluate(
+            "(() => { const a = document.querySelectorAll('svg.graph a.node')[1]; \
+              a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true})); \
+              return location.hash; })()",
+        )
+        .unwrap();
+    assert_eq!(hash, "#page-0-1");
+    // The script ran: a wheel event zooms the graph.
+    let zoomed = device
+        .evaluate(
+            "(() => { const g = document.querySelector('svg.graph'); \
+              const before = g.getAttribute('viewBox'); \
+              g.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: 50, clientY: 50, cancelable: true})); \
+              return before !== g.getAttribute('viewBox'); })()",
+        )
+        .unwrap();
+    assert_eq!(zoomed, true, "the report's script did not run");
+    let signals = device.drain_signals().unwrap();
+    assert!(signals.is_empty(), "the report page reported {signals:?}");
 }
 
 fn report(args: &[&Path]) -> Output {

@@ -2,12 +2,16 @@
 use anyhow::Result;
 use clap::Parser;
 use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, explore};
-use gui_testing::cli::{RunArgs, TargetArgs, summary_line, write_report};
+use gui_testing::cli::{
+    self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
+};
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(name = "monkey", version, about, after_help = EXAMPLES)]
 struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
     #[command(flatten)]
     target: TargetArgs,
     #[command(flatten)]
@@ -32,8 +36,15 @@ struct Cli {
     pct_system: Option<f64>,
 }
 
+const EXAMPLES: &str = "Examples:
+  monkey --steps 500 --seed 3                  the bundled demo app, 500 random events
+  monkey --url http://localhost:8080 --minutes 10 --pct-text 30
+  monkey --app-dir dist --mobile --throttle 400 --out runs/phone
+  monkey --config monkey.toml -v               defaults from a file (keys are the flags)";
+
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = cli::parse();
+    cli.common.init_logging();
     let overrides: Vec<(EventCategory, f64)> = [
         (EventCategory::Touch, cli.pct_touch),
         (EventCategory::Motion, cli.pct_motion),
@@ -60,13 +71,16 @@ fn main() -> Result<()> {
     );
     let mut recorder = cli.run.recorder("monkey", &meta)?;
     let mut monkey = Monkey::new(config);
+    let mut progress = WithProgress::new(&mut monkey, explore_config.steps, cli.common.verbose > 0);
     let summary = explore(
         target.device.as_mut(),
-        &mut monkey,
-        &mut cli.run.throttle(),
+        &mut progress,
+        &mut cli.run.throttle()?,
         &mut recorder,
         &explore_config,
-    )?;
+    );
+    progress.finish();
+    let summary = summary?;
     println!("{}", summary_line("monkey", &summary, ""));
     println!("run folder: {}", recorder.dir().display());
     println!("report: {}", write_report(recorder.dir())?.display());

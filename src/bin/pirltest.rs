@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use gui_explore::explore;
 use gui_rl::{AgentConfig, PirlAgent, QNetwork};
-use gui_testing::cli::{RunArgs, TargetArgs, summary_line, write_report};
+use gui_testing::cli::{
+    self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
+};
 use gui_testing::pirltest::PirlStrategy;
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
@@ -16,8 +18,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Explore an app with the PIRLTest agent and record every step in a run folder.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(name = "pirltest", version, about, after_help = EXAMPLES)]
 struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
     #[command(flatten)]
     target: TargetArgs,
     #[command(flatten)]
@@ -44,13 +48,20 @@ struct Cli {
     /// Retrain the Q-network every this many steps.
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
-    /// Print a progress line every this many steps (0: never).
+    /// With -v, log the agent's state every this many steps (0: never).
     #[arg(long, default_value_t = 10)]
     progress: u64,
 }
 
+const EXAMPLES: &str = "Examples:
+  pirltest --steps 300 --seed 1                the bundled demo app; report in the run folder
+  pirltest --url http://localhost:8080 --minutes 15 --model-out app.safetensors
+  pirltest --app-dir dist --model-in app.safetensors --steps 200   reuse what was learnt
+  pirltest --config pirltest.toml -v           defaults from a file (keys are the flags)";
+
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    let cli: Cli = cli::parse();
+    cli.common.init_logging();
     let mut config = AgentConfig {
         seed: cli.run.seed,
         temperature: cli.temperature,
@@ -80,13 +91,16 @@ fn main() -> Result<()> {
     if cli.progress > 0 {
         strategy = strategy.with_progress(cli.progress);
     }
+    let mut progress =
+        WithProgress::new(&mut strategy, explore_config.steps, cli.common.verbose > 0);
     let outcome = explore(
         target.device.as_mut(),
-        &mut strategy,
-        &mut cli.run.throttle(),
+        &mut progress,
+        &mut cli.run.throttle()?,
         &mut recorder,
         &explore_config,
     );
+    progress.finish();
     // What was learnt is saved even when the run itself failed.
     let model_out = cli
         .model_out

@@ -6,11 +6,14 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Parser;
 use gui_report::{HtmlOptions, RunFolder, exit_code, json_summary, junit_xml, render_html};
+use gui_testing::cli::{self, CommonArgs};
 
 /// Report on run folders: what each run did, what it covered and the bugs it found.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(name = "report", version, about, after_help = EXAMPLES)]
 struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
     /// Run folders written by `monkey`, `pirltest` or any `RunRecorder`.
     #[arg(value_name = "RUN_DIR", required = true)]
     runs: Vec<PathBuf>,
@@ -29,11 +32,17 @@ struct Cli {
     thumbnails: u64,
 }
 
+const EXAMPLES: &str = "Examples:
+  report runs/pirltest-seed1-1764490000          writes report.html into the run folder
+  report runs/a runs/b --html compare.html       one page, one coverage line per run
+  report runs/* --junit junit.xml --json summary.json   for CI; exit 1 when a bug was found";
+
 /// Exit code when the report could not be made (bad input, unwritable output).
 const EXIT_TOOL_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = cli::parse();
+    cli.common.init_logging();
     match run(&cli) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {

@@ -13,7 +13,7 @@
 //!
 //! Measures, per app, strategy and checkpoint: JS functions covered (of the app's origin),
 //! the gain beyond what loading the start page covers (measured once per app), unique
-//! uncaught exceptions, the seeded demo bugs found (A, B and D of
+//! uncaught exceptions, the seeded demo bugs found (A, B, D and E of
 //! `examples/apps/demo/README.md`; C1 and C2 are wrong output without any signal and need an
 //! oracle) and steps per minute. Medians over seeds.
 
@@ -29,7 +29,7 @@ use gui_report::RunFolder;
 use crate::median;
 
 /// Seeded demo bugs that leave a signal: (name, signal kind, a piece of its key).
-const DEMO_BUGS: [(&str, SignalKind, &str); 3] = [
+const DEMO_BUGS: [(&str, SignalKind, &str); 4] = [
     (
         "A undo after archive-all",
         SignalKind::UncaughtException,
@@ -41,6 +41,11 @@ const DEMO_BUGS: [(&str, SignalKind, &str); 3] = [
         "checkout",
     ),
     ("D invalid email", SignalKind::ConsoleError, "invalid email"),
+    (
+        "E claim offer after loading",
+        SignalKind::UncaughtException,
+        "claimOffer",
+    ),
 ];
 
 struct Options {
@@ -288,7 +293,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                 "\n| strategy | seed | {} |",
                 DEMO_BUGS.map(|b| b.0).join(" | ")
             )?;
-            writeln!(report, "|---|---|---|---|---|")?;
+            writeln!(report, "|---|---|{}", "---|".repeat(DEMO_BUGS.len()))?;
             for (strategy, runs) in &results {
                 for (seed, r) in runs {
                     let cells: Vec<String> = DEMO_BUGS

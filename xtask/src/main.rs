@@ -14,7 +14,11 @@
 //! - `layout-embedder` train / stability-check / evaluate / time the LSTM layout embedder
 //! - `rl-bench`    the Q-network against PyTorch at the paper's sizes, same run, ratios
 //! - `compare`     PIRLTest vs Monkey on the demo and subject apps over seeds: table + plots
+//! - `adat-data`   frames of GUI transitions labelled full/partial for the AdaT classifier
+//! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
 
+mod adat_bench;
+mod adat_data;
 mod canny_compare;
 mod compare;
 mod layout_embedder;
@@ -34,7 +38,8 @@ use gui_explore::{
 };
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
-     ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare>";
+     ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
+     adat-data | adat-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,6 +61,8 @@ fn main() -> Result<()> {
         "vision" => vision::run(rest),
         "rl-bench" => rl_bench::run(rest),
         "compare" => compare::run(rest),
+        "adat-data" => adat_data::run(rest),
+        "adat-bench" => adat_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -290,7 +297,8 @@ fn demo(rest: &[String]) -> Result<()> {
     args.extend(rest.iter().map(String::as_str));
     run(cargo().args(&args))?;
     println!(
-        "\nresults: {out_s}\n  report.html             the report: summary, coverage plot, bugs, every step\n  summary.json            totals, coverage, unique signals\n  signals.jsonl           bugs found, with stacks\n  steps.jsonl             every step\n  screenshots/            the screen after every step\n  agent.json              pages found, learning and time spent by the agent\n  q_network.safetensors   the learnt Q-network (reuse it with --model-in)"
+        "\nreport: {}\nresults: {out_s}\n  report.html             the report: summary, coverage plot, page graph, bugs, every step on its screenshot\n  summary.json            totals, coverage, unique signals\n  signals.jsonl           bugs found, with stacks\n  steps.jsonl             every step\n  screenshots/            the screen after every step\n  agent.json              pages found, learning and time spent by the agent\n  q_network.safetensors   the learnt Q-network (reuse it with --model-in)",
+        Path::new(&out_s).join("report.html").display()
     );
     Ok(())
 }

@@ -36,6 +36,8 @@ const KEPT_EVENTS: &[&str] = &[
     "Page.loadEventFired",
     "Page.frameNavigated",
     "Page.javascriptDialogOpening",
+    // Only sent while a screencast runs (`ChromiumDevice::start_screencast`).
+    "Page.screencastFrame",
 ];
 
 #[derive(Debug)]

@@ -281,6 +281,28 @@ pub struct ChromiumDevice {
     coverage: JsCoverage,
     signals: Vec<Signal>,
     launches: u32,
+    /// Screencast frames that arrived while another call waited, oldest first.
+    frames: VecDeque<Event>,
+}
+
+/// One frame of a DevTools screencast ([`ChromiumDevice::start_screencast`]), as Chromium
+/// sent it: PNG bytes, not yet decoded, so a capture keeps up with 60 frames a second.
+#[derive(Debug, Clone)]
+pub struct ScreencastFrame {
+    /// When the compositor produced the frame, milliseconds since the Unix epoch.
+    pub timestamp_ms: f64,
+    pub png: Vec<u8>,
+}
+
+impl ScreencastFrame {
+    pub fn decode(&self) -> Result<Screenshot> {
+        Ok(Screenshot::from_png(
+            &self.png,
+            "screencast frame",
+            1.0,
+            self.timestamp_ms as u64,
+        )?)
+    }
 }
 
 impl ChromiumDevice {
@@ -313,8 +335,10 @@ impl ChromiumDevice {
             left_app: false,
             signals: Vec::new(),
             launches: 0,
+            frames: VecDeque::new(),
         };
         device.relaunch()?;
+        tracing::info!("started {}", device.describe());
         Ok(device)
     }
 
@@ -625,6 +649,7 @@ impl ChromiumDevice {
                         self.left_app = true;
                     }
                 }
+                "Page.screencastFrame" => self.frames.push_back(ev),
                 "Inspector.targetCrashed" | "Target.targetCrashed" => {
                     self.renderer_crashed = true;
                     self.signals.push(Signal::new(
@@ -994,6 +1019,87 @@ impl ChromiumDevice {
         }
         b.cdp.pump(Duration::from_millis(200))?;
         self.service_events()
+    }
+
+    /// Starts a DevTools screencast (`Page.startScreencast`): PNG frames no larger than
+    /// `max` (aspect ratio kept), sent whenever the compositor draws a new frame, up to
+    /// 60 a second. Read them with [`next_screencast_frame`](Self::next_screencast_frame).
+    /// For recording transitions (the AdaT data set); the loop never uses it.
+    pub fn start_screencast(&mut self, max: Size) -> Result<()> {
+        self.frames.clear();
+        self.browser()?.call(
+            "Page.startScreencast",
+            json!({ "format": "png", "maxWidth": max.width, "maxHeight": max.height,
+                    "everyNthFrame": 1 }),
+        )?;
+        Ok(())
+    }
+
+    /// The next screencast frame, acknowledged at once so Chromium sends the one after;
+    /// `None` when none arrives within `timeout` (a page that does not change sends none).
+    pub fn next_screencast_frame(&mut self, timeout: Duration) -> Result<Option<ScreencastFrame>> {
+        let ev = match self.frames.pop_front() {
+            Some(ev) => ev,
+            None => {
+                let b = self.browser()?;
+                let session = b.session.clone();
+                match b
+                    .cdp
+                    .wait_event(Some(&session), "Page.screencastFrame", timeout)?
+                {
+                    Some(ev) => ev,
+                    None => return Ok(None),
+                }
+            }
+        };
+        let ack = ev.params["sessionId"].clone();
+        self.browser()?
+            .call("Page.screencastFrameAck", json!({ "sessionId": ack }))?;
+        let data = ev.params["data"].as_str().unwrap_or("");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| Error::BadReply {
+                method: "Page.screencastFrame".into(),
+                detail: format!("invalid base64: {e}"),
+            })?;
+        let timestamp_ms = ev.params["metadata"]["timestamp"]
+            .as_f64()
+            .map_or_else(|| now_ms() as f64, |s| s * 1e3);
+        Ok(Some(ScreencastFrame { timestamp_ms, png }))
+    }
+
+    /// Stops the screencast and drops frames still queued.
+    pub fn stop_screencast(&mut self) -> Result<()> {
+        self.browser()?.call("Page.stopScreencast", json!({}))?;
+        let b = self.browser()?;
+        b.cdp.pump(Duration::from_millis(20))?;
+        self.service_events()?;
+        self.frames.clear();
+        Ok(())
+    }
+
+    /// Records the screen for `duration`: every screencast frame no larger than `max`,
+    /// with its time in ms since the call. The first frame is the screen as it was.
+    pub fn capture_frames(
+        &mut self,
+        duration: Duration,
+        max: Size,
+    ) -> Result<Vec<(u32, ScreencastFrame)>> {
+        let start = now_ms() as f64;
+        let deadline = Instant::now() + duration;
+        self.start_screencast(max)?;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            if let Some(f) = self.next_screencast_frame(left)? {
+                out.push(((f.timestamp_ms - start).max(0.0) as u32, f));
+            }
+        }
+        self.stop_screencast()?;
+        Ok(out)
     }
 
     /// A crash signal if the browser process has exited (waiting up to `wait` for it).

@@ -35,7 +35,7 @@ mod simulator;
 
 use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size};
 
-pub use chromium::{ChromiumConfig, ChromiumDevice, find_chromium};
+pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
 pub use error::{Error, Result};
 pub use jscov::JsCoverage;
 pub use serve::StaticServer;

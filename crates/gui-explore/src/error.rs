@@ -26,6 +26,9 @@ pub enum Error {
     #[error("the device could not be brought back after {attempts} restarts; last error: {last}")]
     DeviceGone { attempts: u32, last: String },
 
+    #[error("the rendering-state judge `{judge}` failed: {message}")]
+    Judge { judge: String, message: String },
+
     #[error("invalid configuration: {0}")]
     Config(String),
 }

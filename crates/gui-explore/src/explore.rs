@@ -33,6 +33,24 @@ pub trait Strategy {
 
     /// Called when the device was restarted and the app is back at its start screen.
     fn on_restart(&mut self) {}
+
+    /// What the strategy saw on the screen of its last [`choose`](Self::choose): the
+    /// abstract page and the widgets it detected. Recorded with the step for reports;
+    /// strategies without a model of the screen have none.
+    fn insight(&self) -> Option<Insight> {
+        None
+    }
+}
+
+/// The strategy's view of the screen an action was chosen on (see [`Strategy::insight`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Insight {
+    /// The abstract page the screen belongs to, numbered by the strategy from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u64>,
+    /// Widgets detected on the screen, in screenshot pixels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widgets: Vec<gui_core::Widget>,
 }
 
 /// Budget and recovery settings of one run.
@@ -104,6 +122,13 @@ pub fn explore(
         ));
     }
     let started = Instant::now();
+    tracing::info!(
+        strategy = strategy.name(),
+        device = %device.describe(),
+        throttle = %throttle.name(),
+        "exploring into {}",
+        recorder.dir().display()
+    );
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut restarts = 0;
     let mut failed_actions = 0;
@@ -142,13 +167,14 @@ pub fn explore(
             actions: &actions,
         });
         let choose_ms = ms(t);
+        let insight = strategy.insight();
 
         let t0 = Instant::now();
         let (mut outcome, lost) = match run_step(device, throttle, &action) {
             Ok(o) => (o, false),
             // Once the action is done, any failure to observe the screen (a lost device, a
             // protocol error, an undecodable screenshot) is cured the same way: restart.
-            Err(e) => {
+            Err(Error::Device(e)) => {
                 // The step ends on the restarted app's start screen, and what the app
                 // reported before it died (a crash) stays with the action that caused it.
                 recorder.append_event(step, "device_lost", &format!("{action}: {e}"))?;
@@ -173,6 +199,9 @@ pub fn explore(
                 };
                 (outcome, true)
             }
+            // A fault of the tool itself (a rendering judge that fails): restarting the
+            // app would not cure it.
+            Err(e) => return Err(e),
         };
         step += 1;
         outcome.timings.choose_ms = choose_ms;
@@ -193,6 +222,16 @@ pub fn explore(
         if outcome.coverage.is_some() {
             coverage = outcome.coverage;
         }
+        tracing::debug!(
+            step,
+            round_trip_ms = outcome.timings.round_trip_ms,
+            throttle_ms = outcome.timings.throttle_ms,
+            error = outcome.error.as_deref(),
+            "{action}"
+        );
+        for sig in &new_signals {
+            tracing::info!(step, "new signal: {}", sig.key);
+        }
         recorder.append_step(&StepRecord {
             step,
             action: action.clone(),
@@ -204,6 +243,7 @@ pub fn explore(
             error: outcome.error,
             timings: outcome.timings,
             elapsed_ms: started.elapsed().as_millis() as u64,
+            seen: insight,
         })?;
         let transition = Transition {
             step,
@@ -232,6 +272,13 @@ pub fn explore(
         median_round_trip_ms: median(&mut round_trips),
     };
     recorder.finish(&summary)?;
+    tracing::info!(
+        steps = summary.steps,
+        unique_signals = summary.unique_signals,
+        restarts = summary.device_restarts,
+        "run finished after {:.1} s",
+        summary.duration_ms as f64 / 1000.0
+    );
     Ok(summary)
 }
 
@@ -247,27 +294,22 @@ fn run_step(
     device: &mut dyn Device,
     throttle: &mut dyn Throttle,
     action: &Action,
-) -> gui_driver::Result<StepOutcome> {
+) -> Result<StepOutcome> {
     let t0 = Instant::now();
     let error = match device.perform(action) {
         Ok(()) => None,
-        Err(e) if e.is_device_lost() => return Err(e),
+        Err(e) if e.is_device_lost() => return Err(e.into()),
         // The action itself was impossible; the step still counts, with its reason.
         Err(e) => Some(e.to_string()),
     };
     let action_ms = ms(t0);
-    let throttle_ms = match throttle.wait(device) {
-        Ok(d) => d.as_secs_f64() * 1e3,
-        Err(crate::Error::Device(e)) => return Err(e),
-        Err(e) => {
-            return Err(gui_driver::Error::DeviceLost {
-                what: format!("throttle failed: {e}"),
-            });
-        }
-    };
+    let waited = throttle.wait(device)?;
     let t = Instant::now();
-    let after = device.screenshot()?;
-    let screenshot_ms = ms(t);
+    // A polling throttle's last frame is the screen it judged settled: no second capture.
+    let (after, screenshot_ms) = match waited.frame {
+        Some(frame) => (frame, 0.0),
+        None => (device.screenshot()?, ms(t)),
+    };
     let t = Instant::now();
     let coverage = device.coverage()?;
     let coverage_ms = ms(t);
@@ -281,10 +323,11 @@ fn run_step(
         timings: StepTimings {
             choose_ms: 0.0,
             action_ms,
-            throttle_ms,
+            throttle_ms: waited.outcome.waited_ms,
             screenshot_ms,
             coverage_ms,
             round_trip_ms,
+            throttle: Some(waited.outcome),
         },
     })
 }
@@ -306,11 +349,13 @@ fn recover(
         let attempt = device.restart().and_then(|()| device.screenshot());
         match attempt {
             Ok(shot) => {
+                tracing::warn!(step, "device restarted after: {last}");
                 recorder.append_event(step, "device_restarted", &last)?;
                 strategy.on_restart();
                 return Ok(shot);
             }
             Err(e) => {
+                tracing::warn!(step, "restart failed: {e}");
                 recorder.append_event(step, "restart_failed", &e.to_string())?;
                 last = e.to_string();
             }

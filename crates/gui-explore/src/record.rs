@@ -23,7 +23,7 @@ use gui_core::{Action, CoverageSnapshot, Screenshot, Signal, SignalKind, Size, S
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{Error, Result};
+use crate::{Error, Result, ThrottleOutcome};
 
 /// Name and version of the folder layout, stored in `run.json`.
 pub const FORMAT: &str = "gui-testing-run";
@@ -39,6 +39,10 @@ pub struct StepTimings {
     pub coverage_ms: f64,
     /// Action + throttle + screenshot + coverage + signals: the device round trip.
     pub round_trip_ms: f64,
+    /// What the throttle did: frames polled, whether it hit its cap. Absent in run
+    /// folders written before adaptive throttles, and for steps whose device was lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleOutcome>,
 }
 
 /// One finished step, a line of `steps.jsonl`.
@@ -63,6 +67,10 @@ pub struct StepRecord {
     pub timings: StepTimings,
     /// Milliseconds since the run started.
     pub elapsed_ms: u64,
+    /// The strategy's view of the screen it chose the action on (page, widgets), if it
+    /// has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<crate::Insight>,
 }
 
 /// A distinct signal, a line of `signals.jsonl`.
@@ -248,6 +256,7 @@ mod tests {
             error: None,
             timings: StepTimings::default(),
             elapsed_ms: step,
+            seen: None,
         }
     }
 

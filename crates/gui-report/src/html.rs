@@ -3,11 +3,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use base64::Engine as _;
-use gui_core::{ActionParam, SignalKind, SwipeDirection, Target};
+use gui_core::{Action, ActionParam, SignalKind, SwipeDirection, Target, WidgetKind};
 use gui_explore::{SignalRecord, StepRecord};
 
 use crate::escape::{escape, shell_quote};
-use crate::plot::coverage_svg;
+use crate::graph::PageGraph;
+use crate::plot::{coverage_svg, coverage_time_svg};
 use crate::{Error, Result, RunFolder};
 
 /// What goes into the HTML report.
@@ -37,41 +38,92 @@ impl Default for HtmlOptions {
 #[derive(Debug, Default)]
 struct Thumbnails {
     width: u32,
-    /// A data URI, or why the screenshot cannot be shown.
-    cache: HashMap<std::path::PathBuf, std::result::Result<String, String>>,
+    /// A data URI and the screenshot's own size, or why it cannot be shown.
+    cache: HashMap<std::path::PathBuf, std::result::Result<Thumb, String>>,
+}
+
+/// A scaled screenshot as a data URI, with the size of the original.
+#[derive(Debug, Clone)]
+struct Thumb {
+    uri: String,
+    width: u32,
+    height: u32,
 }
 
 impl Thumbnails {
     /// An `<img>` of the screenshot, or a note naming the file when it cannot be shown: a
     /// damaged screenshot should not hide the rest of the report.
     fn img(&mut self, run: &RunFolder, rel: &str, alt: &str) -> String {
-        let path = run.dir.join(rel);
-        let width = self.width;
-        let uri = self.cache.entry(path.clone()).or_insert_with(|| {
-            thumbnail_png(&path, width)
-                .map(|png| {
-                    format!(
-                        "data:image/png;base64,{}",
-                        base64::engine::general_purpose::STANDARD.encode(png)
-                    )
-                })
-                .map_err(|e| e.to_string())
-        });
-        match uri {
-            Ok(uri) => format!(
-                r#"<img src="{uri}" alt="{}" decoding="async">"#,
+        match self.get(run, rel) {
+            Ok(t) => format!(
+                r#"<img src="{}" alt="{}" decoding="async">"#,
+                t.uri,
                 escape(alt)
             ),
-            Err(problem) => format!(r#"<span class="missing">{}</span>"#, escape(problem)),
+            Err(problem) => missing(&problem),
+        }
+    }
+
+    fn get(&mut self, run: &RunFolder, rel: &str) -> std::result::Result<Thumb, String> {
+        let path = run.dir.join(rel);
+        let width = self.width;
+        self.cache
+            .entry(path.clone())
+            .or_insert_with(|| {
+                thumbnail_png(&path, width)
+                    .map(|(png, width, height)| Thumb {
+                        uri: format!(
+                            "data:image/png;base64,{}",
+                            base64::engine::general_purpose::STANDARD.encode(png)
+                        ),
+                        width,
+                        height,
+                    })
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+    }
+
+    /// The screenshot as an SVG, `shown_width` pixels wide, with `overlay` (SVG elements
+    /// in the screenshot's own pixels) drawn over it.
+    fn annotated(
+        &mut self,
+        run: &RunFolder,
+        rel: &str,
+        alt: &str,
+        shown_width: u32,
+        overlay: impl FnOnce(&Thumb) -> String,
+    ) -> String {
+        match self.get(run, rel) {
+            Ok(t) => {
+                let shown_height = (u64::from(t.height) * u64::from(shown_width)
+                    / u64::from(t.width.max(1)))
+                .max(1);
+                format!(
+                    r#"<svg class="shot" viewBox="0 0 {w} {h}" width="{shown_width}" height="{shown_height}" role="img"><title>{}</title><image href="{}" width="{w}" height="{h}"/>{}</svg>"#,
+                    escape(alt),
+                    t.uri,
+                    overlay(&t),
+                    w = t.width,
+                    h = t.height,
+                )
+            }
+            Err(problem) => missing(&problem),
         }
     }
 }
 
-fn thumbnail_png(path: &Path, width: u32) -> Result<Vec<u8>> {
+fn missing(problem: &str) -> String {
+    format!(r#"<span class="missing">{}</span>"#, escape(problem))
+}
+
+/// The PNG scaled down to `width` (if wider), with the original's width and height.
+fn thumbnail_png(path: &Path, width: u32) -> Result<(Vec<u8>, u32, u32)> {
     let bad = |message: String| Error::io(path, std::io::Error::other(message));
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let mut img = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
         .map_err(|e| bad(e.to_string()))?;
+    let (original_width, original_height) = (img.width(), img.height());
     if img.width() > width {
         let height = (u64::from(img.height()) * u64::from(width) / u64::from(img.width())).max(1);
         // `thumbnail_exact` averages the source pixels under each target pixel: right for
@@ -83,7 +135,7 @@ fn thumbnail_png(path: &Path, width: u32) -> Result<Vec<u8>> {
     let mut png = Vec::new();
     img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(|e| bad(e.to_string()))?;
-    Ok(png)
+    Ok((png, original_width, original_height))
 }
 
 const STYLE: &str = r#"
@@ -106,11 +158,69 @@ td img { max-width: 160px; height: auto; }
 .missing { color: #a60; font-style: italic; }
 details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
 svg text { font: 11px sans-serif; fill: #333; }
+svg.shot { border: 1px solid #ccc; display: block; }
+svg.shot rect, svg.shot circle { fill: none; }
+svg.shot text { font-family: sans-serif; stroke: #fff; stroke-width: 0.3; paint-order: stroke; }
+svg.shot .act { stroke: #e00; fill: rgba(255, 0, 0, 0.15); }
+.legend span { padding: 0 4px; border: 2px solid; border-radius: 3px; font-size: 0.85em; }
+.k0 { color: #1f77b4; stroke: #1f77b4; fill: #1f77b4; } .k1 { color: #7f7f7f; stroke: #7f7f7f; fill: #7f7f7f; }
+.k2 { color: #2ca02c; stroke: #2ca02c; fill: #2ca02c; } .k3 { color: #d62728; stroke: #d62728; fill: #d62728; }
+.k4 { color: #9467bd; stroke: #9467bd; fill: #9467bd; } .k5 { color: #8c564b; stroke: #8c564b; fill: #8c564b; }
+.k6 { color: #e377c2; stroke: #e377c2; fill: #e377c2; } .k7 { color: #bcbd22; stroke: #bcbd22; fill: #bcbd22; }
+.k8 { color: #17becf; stroke: #17becf; fill: #17becf; } .k9 { color: #ff7f0e; stroke: #ff7f0e; fill: #ff7f0e; }
+.k10 { color: #393b79; stroke: #393b79; fill: #393b79; } .k11 { color: #637939; stroke: #637939; fill: #637939; }
+.k12 { color: #8c6d31; stroke: #8c6d31; fill: #8c6d31; } .k13 { color: #843c39; stroke: #843c39; fill: #843c39; }
+.legend span { fill: none; }
+svg.graph { border: 1px solid #ccc; background: #fcfcfc; cursor: grab; max-width: 100%; touch-action: none; }
+svg.graph .edge { stroke: #888; fill: none; }
+svg.graph .back { stroke: #c88; stroke-dasharray: 4 3; }
+svg.graph .node rect { fill: #fff; stroke: #555; }
+svg.graph a:hover rect, svg.graph a:focus rect { stroke: #e00; stroke-width: 3; }
+.pages { display: flex; flex-wrap: wrap; gap: 1em; }
+.page { border: 1px solid #ddd; border-radius: 4px; padding: 0 0.5em 0.5em; }
+.page img { max-width: 240px; height: auto; }
+.page:target { border-color: #e00; box-shadow: 0 0 0 2px #fcc; }
+tr:target td { background: #fff8d0; }
 "#;
 
+/// The page's only script: pan (drag) and zoom (wheel; double click resets) on the page
+/// graphs. It touches nothing but their `viewBox`; the content security policy admits it by
+/// its hash and no other script.
+pub(crate) const SCRIPT: &str = r#"
+for (const svg of document.querySelectorAll('svg.graph')) {
+  const home = svg.viewBox.baseVal;
+  const start = [home.x, home.y, home.width, home.height];
+  let box = start.slice(), drag = null, moved = false;
+  const show = () => svg.setAttribute('viewBox', box.join(' '));
+  const at = (e) => { const r = svg.getBoundingClientRect();
+    return [box[0] + (e.clientX - r.left) / r.width * box[2], box[1] + (e.clientY - r.top) / r.height * box[3]]; };
+  svg.addEventListener('wheel', (e) => { e.preventDefault();
+    const [x, y] = at(e), k = e.deltaY > 0 ? 1.15 : 1 / 1.15;
+    box = [x - (x - box[0]) * k, y - (y - box[1]) * k, box[2] * k, box[3] * k]; show(); }, { passive: false });
+  svg.addEventListener('pointerdown', (e) => { drag = [e.clientX, e.clientY, box[0], box[1]]; moved = false; });
+  svg.addEventListener('pointermove', (e) => { if (!drag) return;
+    const r = svg.getBoundingClientRect(), dx = e.clientX - drag[0], dy = e.clientY - drag[1];
+    if (Math.abs(dx) + Math.abs(dy) > 3) moved = true;
+    box[0] = drag[2] - dx / r.width * box[2]; box[1] = drag[3] - dy / r.height * box[3]; show(); });
+  svg.addEventListener('pointerup', () => { drag = null; });
+  svg.addEventListener('click', (e) => { if (moved) { e.preventDefault(); moved = false; } }, true);
+  svg.addEventListener('dblclick', () => { box = start.slice(); show(); });
+}
+"#;
+
+/// `'sha256-…'` of [`SCRIPT`], the content security policy's only admitted script.
+pub(crate) fn script_hash() -> String {
+    use sha2::Digest as _;
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(SCRIPT.as_bytes()))
+    )
+}
+
 /// Renders one self-contained HTML page for `runs`: inline CSS and SVG, screenshots as
-/// embedded PNG thumbnails, no script and no external resource (the page's content
-/// security policy forbids both, a second guard behind [`escape`]).
+/// embedded PNG thumbnails, no external resource, and one script of ours that pans and
+/// zooms the page graphs. The page's content security policy admits that script by its
+/// hash and nothing else, a second guard behind [`escape`].
 pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> {
     if runs.is_empty() {
         return Err(Error::NoRuns);
@@ -121,6 +231,7 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
     };
     let mut h = String::new();
     let title = escape(&options.title);
+    let hash = script_hash();
     // `write!` into a String cannot fail.
     let _ = write!(
         h,
@@ -129,7 +240,7 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src {hash}">
 <title>{title}</title>
 <style>{STYLE}</style>
 </head>
@@ -140,21 +251,42 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
     summary_section(&mut h, runs);
     let plot = coverage_svg(runs);
     if !plot.is_empty() {
-        h.push_str("<section id=\"coverage\">\n<h2>Coverage over steps</h2>\n");
+        h.push_str("<section id=\"coverage\">\n<h2>Coverage over steps and over time</h2>\n<div class=\"shots\">\n");
         h.push_str(&plot);
+        h.push_str(&coverage_time_svg(runs));
+        h.push_str("</div>\n</section>\n");
+    }
+    let graphs: Vec<PageGraph> = runs.iter().map(PageGraph::of).collect();
+    if graphs.iter().any(|g| !g.is_empty()) {
+        h.push_str("<section id=\"pages\">\n<h2>Pages and transitions</h2>\n");
+        for (r, (run, graph)) in runs.iter().zip(&graphs).enumerate() {
+            graph_section(&mut h, &mut thumbs, r, run, graph);
+        }
         h.push_str("</section>\n");
+        thumbs.cache.clear();
     }
     h.push_str("<section id=\"bugs\">\n<h2>Bugs</h2>\n");
     for (r, run) in runs.iter().enumerate() {
         bugs_section(&mut h, &mut thumbs, r, run);
     }
-    h.push_str("</section>\n<section id=\"steps\">\n<h2>Steps</h2>\n");
+    h.push_str("</section>\n");
+    if runs.iter().any(|r| !r.minimised.is_empty()) {
+        h.push_str("<section id=\"minimised\">\n<h2>Minimised reproductions</h2>\n");
+        for run in runs {
+            minimised_section(&mut h, run);
+        }
+        h.push_str("</section>\n");
+    }
+    h.push_str("<section id=\"steps\">\n<h2>Steps</h2>\n");
     for (r, run) in runs.iter().enumerate() {
         steps_section(&mut h, &mut thumbs, r, run, options);
         // Each run's screenshots are its own; keep memory to one run's thumbnails.
         thumbs.cache.clear();
     }
-    h.push_str("</section>\n</body>\n</html>\n");
+    let _ = write!(
+        h,
+        "</section>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
+    );
     Ok(h)
 }
 
@@ -300,6 +432,187 @@ fn bugs_section(h: &mut String, thumbs: &mut Thumbnails, r: usize, run: &RunFold
     }
 }
 
+/// Width of a page's thumbnail in the graph, and the space around it.
+const NODE_WIDTH: u32 = 140;
+const COLUMN_GAP: u32 = 90;
+const ROW_GAP: u32 = 40;
+
+/// The page graph of one run as an SVG (nodes are thumbnails linking to the page's entry
+/// below), then one entry per page with its screen and the actions taken on it.
+fn graph_section(
+    h: &mut String,
+    thumbs: &mut Thumbnails,
+    r: usize,
+    run: &RunFolder,
+    graph: &PageGraph,
+) {
+    let _ = writeln!(h, "<h3>{}</h3>", escape(&run.name()));
+    if graph.is_empty() {
+        h.push_str("<p>This strategy records no pages.</p>\n");
+        return;
+    }
+    // Every node gets the height of the tallest screen, so rows line up.
+    let screen_of = |node: &crate::graph::PageNode| {
+        run.screenshot_after(node.first_step().saturating_sub(1))
+            .unwrap_or_default()
+    };
+    let aspect = graph
+        .nodes
+        .iter()
+        .filter_map(|n| thumbs.get(run, &screen_of(n)).ok())
+        .map(|t| f64::from(t.height) / f64::from(t.width.max(1)))
+        .fold(0.5_f64, f64::max)
+        .min(2.5);
+    let node_height = (f64::from(NODE_WIDTH) * aspect).round() as u32 + 16;
+    let position = |n: &crate::graph::PageNode| {
+        (
+            20 + n.column as u32 * (NODE_WIDTH + COLUMN_GAP),
+            20 + n.row as u32 * (node_height + ROW_GAP),
+        )
+    };
+    let at: HashMap<u64, (u32, u32)> = graph.nodes.iter().map(|n| (n.page, position(n))).collect();
+    let width = at.values().map(|p| p.0).max().unwrap_or(0) + NODE_WIDTH + 20;
+    let height = at.values().map(|p| p.1).max().unwrap_or(0) + node_height + 20;
+    let _ = writeln!(
+        h,
+        "<p>{} pages, {} transitions between pages. Drag to pan, scroll to zoom, double click \
+         to reset; click a page to see the actions taken on it.</p>\n<svg class=\"graph\" \
+         id=\"graph-{r}\" viewBox=\"0 0 {width} {height}\" width=\"{}\" height=\"{}\">\n\
+         <defs><marker id=\"arrow-{r}\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" \
+         markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#888\"/></marker></defs>",
+        graph.nodes.len(),
+        graph.edges.iter().filter(|e| e.from != e.to).count(),
+        width.min(1200),
+        (u64::from(height) * u64::from(width.min(1200)) / u64::from(width.max(1))).max(1),
+    );
+    for e in graph.edges.iter().filter(|e| e.from != e.to) {
+        let (fx, fy) = at[&e.from];
+        let (tx, ty) = at[&e.to];
+        let (x1, y1) = (fx + NODE_WIDTH, fy + node_height / 2);
+        let (x2, y2) = (tx, ty + node_height / 2);
+        let forward = tx > fx;
+        let path = if forward {
+            format!(
+                "M{x1},{y1} C{},{y1} {},{y2} {x2},{y2}",
+                x1 + COLUMN_GAP / 2,
+                x2 - COLUMN_GAP / 2
+            )
+        } else {
+            // Back or sideways: leave from the top, arc over, and enter from the top.
+            let (sx, ex) = (fx + NODE_WIDTH / 2, tx + NODE_WIDTH / 2);
+            let lift = fy.min(ty).saturating_sub(15);
+            format!("M{sx},{fy} C{sx},{lift} {ex},{lift} {ex},{ty}")
+        };
+        let _ = writeln!(
+            h,
+            "<path class=\"edge{}\" d=\"{path}\" stroke-width=\"{:.1}\" marker-end=\"url(#arrow-{r})\"><title>page {} → page {}: {} {} (steps {})</title></path>",
+            if forward { "" } else { " back" },
+            1.0 + (e.steps.len() as f64).ln(),
+            e.from,
+            e.to,
+            e.steps.len(),
+            plural(e.steps.len() as u64, "time", "times"),
+            step_list(&e.steps),
+        );
+    }
+    for n in &graph.nodes {
+        let (x, y) = at[&n.page];
+        let image = match thumbs.get(run, &screen_of(n)) {
+            Ok(t) => format!(
+                r#"<image href="{}" x="{x}" y="{}" width="{NODE_WIDTH}" height="{}" preserveAspectRatio="xMidYMin meet"/>"#,
+                t.uri,
+                y + 16,
+                node_height - 16
+            ),
+            Err(_) => String::new(),
+        };
+        let _ = writeln!(
+            h,
+            "<a class=\"node\" href=\"#page-{r}-{p}\" data-page=\"{p}\"><rect x=\"{x}\" y=\"{y}\" width=\"{NODE_WIDTH}\" height=\"{node_height}\"/>\
+             <text x=\"{}\" y=\"{}\">page {p} · {} {}</text>{image}<title>page {p}: first seen before step {}</title></a>",
+            x + 4,
+            y + 12,
+            n.steps.len(),
+            plural(n.steps.len() as u64, "step", "steps"),
+            n.first_step(),
+            p = n.page,
+        );
+    }
+    h.push_str("</svg>\n<div class=\"pages\">\n");
+    for n in &graph.nodes {
+        let img = thumbs.img(run, &screen_of(n), &format!("page {}", n.page));
+        let _ = writeln!(
+            h,
+            "<div class=\"page\" id=\"page-{r}-{p}\">\n<h4>page {p}</h4>{img}\n<table>\n\
+             <tr><th>step</th><th>action</th><th>target</th><th>to page</th></tr>",
+            p = n.page
+        );
+        for step in &n.steps {
+            let Some(record) = run.steps.iter().find(|s| s.step == *step) else {
+                continue;
+            };
+            let to = match graph.moves.get(step).and_then(|m| m.1) {
+                Some(q) => format!("<a href=\"#page-{r}-{q}\">{q}</a>"),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"n\"><a href=\"#step-{r}-{step}\">{step}</a></td><td>{}</td><td>{}</td><td class=\"n\">{to}</td></tr>",
+                record.action.kind.name(),
+                escape(&target_text(&record.action)),
+            );
+        }
+        h.push_str("</table>\n</div>\n");
+    }
+    h.push_str("</div>\n");
+}
+
+/// `1, 4, 9` — at most ten, then how many more.
+fn step_list(steps: &[u64]) -> String {
+    let mut out: Vec<String> = steps.iter().take(10).map(u64::to_string).collect();
+    if steps.len() > 10 {
+        out.push(format!("and {} more", steps.len() - 10));
+    }
+    out.join(", ")
+}
+
+/// Each minimised bug: its key, how far it shrank, the kept steps and the command that
+/// replays only them.
+fn minimised_section(h: &mut String, run: &RunFolder) {
+    for m in &run.minimised {
+        let _ = writeln!(
+            h,
+            "<article class=\"bug\">\n<h4><code>{}</code></h4>\n<p>{} of {} steps of <code>{}</code> \
+             are needed ({} replays){}.</p>",
+            escape(&m.key),
+            m.steps.len(),
+            m.original_steps,
+            escape(&m.run),
+            m.tests,
+            if m.confirmed {
+                ", confirmed by a replay of only these"
+            } else {
+                r#", <span class="fail">not confirmed by a last replay</span>"#
+            }
+        );
+        h.push_str("<table>\n<tr><th>step</th><th>action</th><th>target</th><th>param</th></tr>\n");
+        for (step, action) in m.steps.iter().zip(&m.actions) {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"n\">{step}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                action.kind.name(),
+                escape(&target_text(action)),
+                param_cell(action),
+            );
+        }
+        let _ = writeln!(
+            h,
+            "</table>\n<p>Replay: <code>{}</code></p>\n</article>",
+            escape(&m.replay_command())
+        );
+    }
+}
+
 /// The command that replays the run's recorded actions up to the step that showed `bug`.
 pub(crate) fn replay_command(run: &RunFolder, bug: &SignalRecord) -> String {
     format!(
@@ -324,21 +637,21 @@ fn steps_section(
         run.steps.len(),
         plural(run.steps.len() as u64, "step", "steps")
     );
-    h.push_str(
-        "<table>\n<tr><th>step</th><th>action</th><th>target</th><th>param</th>\
-         <th>new signals</th><th>error</th><th>screen after</th></tr>\n",
-    );
-    let thumb = |thumbs: &mut Thumbnails, step: u64, rel: &str| {
-        if step <= options.thumbnail_steps {
-            thumbs.img(run, rel, &format!("screen after step {step}"))
-        } else {
-            String::new()
+    if run.steps.iter().any(|s| s.seen.is_some()) {
+        h.push_str("<p class=\"legend\">Boxes: the widgets the strategy detected, by kind: ");
+        for kind in WidgetKind::ALL {
+            let _ = write!(
+                h,
+                "<span class=\"k{}\">{}</span> ",
+                kind.index(),
+                json_name(&kind)
+            );
         }
-    };
-    let start = thumb(thumbs, 0, "screenshots/step-000000.png");
-    let _ = writeln!(
-        h,
-        "<tr><td class=\"n\">0</td><td colspan=\"5\">start screen</td><td>{start}</td></tr>"
+        h.push_str("</p>\n");
+    }
+    h.push_str(
+        "<table>\n<tr><th>step</th><th>action</th><th>target</th><th>param</th><th>page</th>\
+         <th>new signals</th><th>error</th><th>screen the action was chosen on</th></tr>\n",
     );
     let bug_index: HashMap<&str, usize> = run
         .signals
@@ -346,6 +659,8 @@ fn steps_section(
         .enumerate()
         .map(|(i, s)| (s.key.as_str(), i))
         .collect();
+    let mut before = "screenshots/step-000000.png".to_owned();
+    let mut viewport = run.steps.first().map(|s| s.viewport);
     for step in &run.steps {
         let class = if !step.new_signals.is_empty() {
             " class=\"bad\""
@@ -366,23 +681,107 @@ fn steps_section(
                 None => escape(key),
             })
             .collect();
-        let img = thumb(thumbs, step.step, &step.screenshot);
+        let page = step
+            .seen
+            .as_ref()
+            .and_then(|s| s.page)
+            .map_or(String::new(), |p| {
+                format!("<a href=\"#page-{r}-{p}\">{p}</a>")
+            });
+        let img = if step.step <= options.thumbnail_steps {
+            let scale = viewport.map_or(1.0, |v| 1.0 / f64::from(v.width.max(1)));
+            thumbs.annotated(
+                run,
+                &before,
+                &format!("screen before step {}", step.step),
+                options.thumbnail_width,
+                |t| overlay(step, f64::from(t.width) * scale, t.width),
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             h,
-            "<tr{class}><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{img}</td></tr>",
+            "<tr{class} id=\"step-{r}-{}\"><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{page}</td><td>{}</td><td>{}</td><td>{img}</td></tr>",
+            step.step,
             step.step,
             step.action.kind.name(),
-            escape(&target_text(step)),
-            param_cell(step),
+            escape(&target_text(&step.action)),
+            param_cell(&step.action),
             signals.join("<br>"),
             escape(step.error.as_deref().unwrap_or("")),
         );
+        before.clone_from(&step.screenshot);
+        viewport = Some(step.viewport);
     }
+    let last = run.steps.last().map_or(0, |s| s.step);
+    let end = if last <= options.thumbnail_steps {
+        thumbs.img(run, &before, &format!("screen after step {last}"))
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        h,
+        "<tr><td></td><td colspan=\"6\">screen after the last step</td><td>{end}</td></tr>"
+    );
     h.push_str("</table>\n</details>\n");
 }
 
-fn target_text(step: &StepRecord) -> String {
+/// SVG over a screenshot `width` pixels wide: the widgets the strategy saw, labelled by
+/// kind, and the action (a ring on its point, a thick box on its target widget).
+/// `scale` converts the action's viewport coordinates to screenshot pixels.
+fn overlay(step: &StepRecord, scale: f64, width: u32) -> String {
+    let mut o = String::new();
+    let stroke = (f64::from(width) / 320.0).max(1.0);
+    let font = (f64::from(width) / 40.0).max(8.0);
+    if let Some(seen) = &step.seen {
+        for w in &seen.widgets {
+            let _ = write!(
+                o,
+                r#"<g class="k{}"><rect x="{}" y="{}" width="{}" height="{}" stroke-width="{stroke:.1}"/><text x="{}" y="{:.0}" font-size="{font:.0}">{}</text><title>{} ({:.2})</title></g>"#,
+                w.kind.index(),
+                w.rect.x,
+                w.rect.y,
+                w.rect.width,
+                w.rect.height,
+                w.rect.x,
+                f64::from(w.rect.y) - stroke,
+                json_name(&w.kind),
+                json_name(&w.kind),
+                w.confidence
+            );
+        }
+    }
+    let name = step.action.kind.name();
     match &step.action.target {
+        Some(Target::Point(p)) => {
+            let _ = write!(
+                o,
+                r#"<circle class="act" cx="{:.0}" cy="{:.0}" r="{:.0}" stroke-width="{:.1}"><title>{name}</title></circle>"#,
+                f64::from(p.x) * scale,
+                f64::from(p.y) * scale,
+                6.0 * stroke,
+                2.0 * stroke
+            );
+        }
+        Some(Target::Widget(w)) => {
+            let _ = write!(
+                o,
+                r#"<rect class="act" x="{:.0}" y="{:.0}" width="{:.0}" height="{:.0}" stroke-width="{:.1}"><title>{name}</title></rect>"#,
+                f64::from(w.rect.x) * scale,
+                f64::from(w.rect.y) * scale,
+                f64::from(w.rect.width) * scale,
+                f64::from(w.rect.height) * scale,
+                2.0 * stroke
+            );
+        }
+        None => {}
+    }
+    o
+}
+
+fn target_text(action: &Action) -> String {
+    match &action.target {
         None => String::new(),
         Some(Target::Point(p)) => format!("({}, {})", p.x, p.y),
         Some(Target::Widget(w)) => format!(
@@ -397,9 +796,9 @@ fn target_text(step: &StepRecord) -> String {
 }
 
 /// Typed texts can be long: the cell shows the start, the tooltip all of it.
-fn param_cell(step: &StepRecord) -> String {
+fn param_cell(action: &Action) -> String {
     const SHOWN: usize = 40;
-    match &step.action.param {
+    match &action.param {
         None => String::new(),
         Some(ActionParam::Text(t)) => {
             let short: String = t.chars().take(SHOWN).collect();

@@ -34,17 +34,21 @@
 
 mod error;
 mod escape;
+mod graph;
 mod html;
 mod junit;
+mod minimise;
 mod plot;
 mod replay;
 mod run;
 mod summary;
 
 pub use error::{Error, Result};
+pub use graph::{PageEdge, PageGraph, PageNode};
 pub use html::{HtmlOptions, render_html};
 pub use junit::junit_xml;
-pub use plot::coverage_svg;
+pub use minimise::{DdminError, Minimised, Reduction, ddmin, reproduces};
+pub use plot::{coverage_svg, coverage_time_svg};
 pub use replay::{Reproduction, portable_key, reproductions};
 pub use run::RunFolder;
 pub use summary::{EXIT_BUGS, EXIT_CLEAN, exit_code, json_summary};

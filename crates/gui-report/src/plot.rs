@@ -19,25 +19,52 @@ const LEGEND_LINE: f64 = 18.0;
 /// Functions covered over steps, one polyline per run, as an inline `<svg>`; empty when
 /// no run has coverage (a device that measures none).
 pub fn coverage_svg(runs: &[RunFolder]) -> String {
-    let series: Vec<Vec<(u64, u64)>> = runs
+    let series = runs
         .iter()
         .map(|run| {
             run.steps
                 .iter()
-                .filter_map(|s| s.coverage.map(|c| (s.step, c.functions_covered)))
+                .filter_map(|s| s.coverage.map(|c| (s.step as f64, c.functions_covered)))
                 .collect()
         })
         .collect();
+    plot(runs, series, "Functions covered over steps", "step")
+}
+
+/// Functions covered over wall time (seconds since the run started), one polyline per
+/// run; empty when no run has coverage.
+pub fn coverage_time_svg(runs: &[RunFolder]) -> String {
+    let series = runs
+        .iter()
+        .map(|run| {
+            run.steps
+                .iter()
+                .filter_map(|s| {
+                    s.coverage
+                        .map(|c| (s.elapsed_ms as f64 / 1000.0, c.functions_covered))
+                })
+                .collect()
+        })
+        .collect();
+    plot(runs, series, "Functions covered over time", "seconds")
+}
+
+fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: &str) -> String {
     if series.iter().all(Vec::is_empty) {
         return String::new();
     }
-    let max_x = series.iter().flatten().map(|p| p.0).max().unwrap_or(1);
+    let max_x = series
+        .iter()
+        .flatten()
+        .map(|p| p.0)
+        .fold(0.0, f64::max)
+        .ceil() as u64;
     let max_y = series.iter().flatten().map(|p| p.1).max().unwrap_or(1);
     let (x_step, x_end) = axis(max_x);
     let (y_step, y_end) = axis(max_y);
     let inner_w = WIDTH - LEFT - RIGHT;
     let inner_h = PLOT_HEIGHT - TOP - BOTTOM;
-    let px = |x: u64| LEFT + inner_w * x as f64 / x_end as f64;
+    let px = |x: f64| LEFT + inner_w * x / x_end as f64;
     let py = |y: u64| TOP + inner_h * (1.0 - y as f64 / y_end as f64);
     let height = PLOT_HEIGHT + LEGEND_LINE * runs.len() as f64;
 
@@ -45,7 +72,7 @@ pub fn coverage_svg(runs: &[RunFolder]) -> String {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif" font-size="12">
-<title>Functions covered over steps</title>"#
+<title>{title}</title>"#
     );
     let mut tick = 0;
     while tick <= y_end {
@@ -62,7 +89,7 @@ pub fn coverage_svg(runs: &[RunFolder]) -> String {
     }
     let mut tick = 0;
     while tick <= x_end {
-        let x = px(tick);
+        let x = px(tick as f64);
         let _ = writeln!(
             s,
             "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#999\"/>\
@@ -76,7 +103,7 @@ pub fn coverage_svg(runs: &[RunFolder]) -> String {
     let _ = writeln!(
         s,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{inner_w}\" height=\"{inner_h}\" fill=\"none\" stroke=\"#999\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">step</text>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x_label}</text>\n\
          <text x=\"12\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 12 {:.1})\">functions covered</text>",
         LEFT + inner_w / 2.0,
         PLOT_HEIGHT - 4.0,

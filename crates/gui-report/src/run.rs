@@ -6,7 +6,7 @@ use gui_core::CoverageSnapshot;
 use gui_explore::{SignalRecord, StepRecord, Summary};
 use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::{Error, Minimised, Result};
 
 /// The folder layout this crate reads: the name and newest version `RunRecorder` writes
 /// into `run.json` (gui-explore keeps its constants private, so they are repeated here).
@@ -26,6 +26,9 @@ pub struct RunFolder {
     pub summary: Option<Summary>,
     /// `agent.json`, written by strategies that learn (`pirltest`): `{"stats": {...}, ...}`.
     pub agent: Option<Value>,
+    /// `minimised.json`, written by `replay --minimise`: each reproduced bug's steps cut
+    /// down to those it needs.
+    pub minimised: Vec<Minimised>,
 }
 
 impl RunFolder {
@@ -70,6 +73,7 @@ impl RunFolder {
         let signals = read_json_lines(&dir.join("signals.jsonl"))?;
         let summary = read_optional_json(&dir.join("summary.json"))?;
         let agent = read_optional_json(&dir.join("agent.json"))?;
+        let minimised = read_optional_json(&dir.join("minimised.json"))?.unwrap_or_default();
         Ok(Self {
             dir: dir.into(),
             run,
@@ -77,6 +81,7 @@ impl RunFolder {
             signals,
             summary,
             agent,
+            minimised,
         })
     }
 

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, Point, Screenshot, Signal, SignalKind, Size,
-    StackFrame,
+    Action, ActionKind, ActionParam, CoverageSnapshot, Point, Rect, Screenshot, Signal, SignalKind,
+    Size, StackFrame, Widget, WidgetKind,
 };
-use gui_explore::{RunRecorder, StepRecord, StepTimings, StopReason, Summary};
+use gui_explore::{Insight, RunRecorder, StepRecord, StepTimings, StopReason, Summary};
 use serde_json::json;
 
 use crate::escape::escape;
@@ -74,6 +74,15 @@ fn write_run(dir: &Path, bug: bool, finish: bool) -> PathBuf {
             error: (step == 3).then(|| "cannot <type> here".to_owned()),
             timings: StepTimings::default(),
             elapsed_ms: step * 100,
+            // Pages 0 -> 1 -> 0 -> ..., with a button the page shows.
+            seen: Some(Insight {
+                page: Some((step + 1) % 2),
+                widgets: vec![Widget::new(
+                    Rect::new(4, 4, 20, 10),
+                    WidgetKind::Button,
+                    0.9,
+                )],
+            }),
         })
         .unwrap();
     }
@@ -121,8 +130,13 @@ fn app_text_is_escaped_in_text_and_in_attributes() {
         "<h4 title=\"UncaughtException|TypeError: &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; \
          &quot;q&quot; &amp; more|&lt;lambda&gt;@http://127.0.0.1:1/app.js?a=1&amp;b=2:3:7\">"
     ));
-    // Nothing of it survives as markup.
-    assert!(!html.contains("<script"), "a script element in the report");
+    // Nothing of it survives as markup: the one script is the report's own.
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "a script element in the report"
+    );
+    assert!(html.contains(&format!("<script>{}</script>", crate::html::SCRIPT)));
     assert!(!html.contains("<img src=x"));
     assert!(!html.contains("onerror=alert(1)>"));
 }
@@ -132,13 +146,18 @@ fn the_page_loads_nothing_from_outside() {
     let dir = tempfile::tempdir().unwrap();
     let html = render_html(&[load(dir.path(), true, true)], &HtmlOptions::default()).unwrap();
     let sources: Vec<&str> = html.split("src=\"").skip(1).collect();
-    // Start screen, three steps, and the two screens around the bug.
-    assert_eq!(sources.len(), 6);
-    for s in sources {
-        assert!(s.starts_with("data:image/png;base64,"), "{}", &s[..40]);
+    let links: Vec<&str> = html.split("href=\"").skip(1).collect();
+    assert!(sources.len() >= 2 && links.len() >= 6);
+    for s in sources.into_iter().chain(links) {
+        assert!(
+            s.starts_with("data:image/png;base64,") || s.starts_with('#'),
+            "{}",
+            &s[..40]
+        );
     }
     assert!(!html.contains("href=\"http"));
-    assert!(!html.contains("url("));
+    // CSS and SVG references stay inside the page (`url(#arrow-0)`).
+    assert!(html.split("url(").skip(1).all(|s| s.starts_with('#')));
     assert!(html.contains("Content-Security-Policy"));
 }
 
@@ -176,8 +195,12 @@ fn only_the_first_steps_get_thumbnails_and_missing_screens_are_named() {
         ..HtmlOptions::default()
     };
     let html = render_html(&[run], &options).unwrap();
-    // Steps 0 and 2; step 1's file is gone and step 3 is past the limit.
-    assert_eq!(html.matches("<img ").count(), 2);
+    // Steps 1 and 2 show the screens they were chosen on (0, and 1 whose file is gone);
+    // step 3 and the end screen are past the limit.
+    assert_eq!(html.matches("<svg class=\"shot\"").count(), 1);
+    assert!(html.contains("screen before step 1"));
+    assert!(!html.contains("screen before step 3"));
+    assert!(!html.contains("screen after step 3"));
     assert!(
         html.contains("step-000001.png"),
         "the missing file is named"
@@ -189,8 +212,10 @@ fn several_runs_share_one_coverage_plot() {
     let dir = tempfile::tempdir().unwrap();
     let runs = [load(dir.path(), true, true), load(dir.path(), false, true)];
     let html = render_html(&runs, &HtmlOptions::default()).unwrap();
-    assert_eq!(html.matches("<svg").count(), 1);
-    assert_eq!(html.matches("<polyline").count(), 2);
+    assert_eq!(html.matches("<section id=\"coverage\">").count(), 1);
+    // Over steps and over time, one line per run in each.
+    assert_eq!(html.matches("<polyline").count(), 4);
+    assert!(html.contains("<title>Functions covered over time</title>"));
     assert!(html.contains("monkey seed 3 (buggy)") && html.contains("monkey seed 3 (clean)"));
     assert!(matches!(
         render_html(&[], &HtmlOptions::default()),
@@ -344,4 +369,95 @@ fn errors_name_the_file_and_line() {
     .unwrap();
     let err = RunFolder::load(&run_dir).unwrap_err().to_string();
     assert!(err.contains("run.json") && err.contains("other"), "{err}");
+}
+
+#[test]
+fn the_page_graph_has_the_recorded_pages_and_transitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = load(dir.path(), true, true);
+    let graph = PageGraph::of(&run);
+    // Steps 1, 2, 3 were chosen on pages 0, 1, 0.
+    assert_eq!(graph.nodes.len(), 2);
+    assert_eq!((graph.nodes[0].page, graph.nodes[0].column), (0, 0));
+    assert_eq!((graph.nodes[1].page, graph.nodes[1].column), (1, 1));
+    assert_eq!(graph.nodes[0].steps, vec![1, 3]);
+    let edges: Vec<(u64, u64, Vec<u64>)> = graph
+        .edges
+        .iter()
+        .map(|e| (e.from, e.to, e.steps.clone()))
+        .collect();
+    assert_eq!(edges, vec![(0, 1, vec![1]), (1, 0, vec![2])]);
+    assert_eq!(graph.moves[&3], (0, None));
+
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert_eq!(html.matches("<a class=\"node\"").count(), 2);
+    assert!(html.contains("id=\"page-0-1\""));
+    assert_eq!(html.matches("<path class=\"edge").count(), 2);
+    assert!(html.contains("page 0 → page 1: 1 time (steps 1)"));
+    // The CSP admits exactly the report's script.
+    assert!(html.contains(&format!("script-src {}", crate::html::script_hash())));
+}
+
+#[test]
+fn a_strategy_without_pages_gets_no_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = load(dir.path(), false, true);
+    for s in &mut run.steps {
+        s.seen = None;
+    }
+    assert!(PageGraph::of(&run).is_empty());
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert!(!html.contains("id=\"pages\""));
+    assert!(!html.contains("class=\"legend\""));
+}
+
+#[test]
+fn steps_show_the_detected_widgets_and_the_action_on_the_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = render_html(&[load(dir.path(), false, true)], &HtmlOptions::default()).unwrap();
+    let button = WidgetKind::Button.index();
+    // One button box per step, labelled, and the action's point as a ring (640 px wide
+    // screens of a 640 px viewport: no scaling).
+    assert_eq!(
+        html.matches(&format!(
+            "<g class=\"k{button}\"><rect x=\"4\" y=\"4\" width=\"20\" height=\"10\""
+        ))
+        .count(),
+        3
+    );
+    assert!(html.contains(">button</text><title>button (0.90)</title>"));
+    assert_eq!(
+        html.matches("<circle class=\"act\" cx=\"5\" cy=\"6\"")
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn minimised_reproductions_are_shown_with_their_replay_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = write_run(dir.path(), true, true);
+    let m = Minimised {
+        key: "UncaughtException|TypeError: <b>|f@/app.js:1:1".into(),
+        run: "runs/x y".into(),
+        original_steps: 40,
+        steps: vec![13, 26, 40],
+        actions: vec![Action::at(ActionKind::Click, Point::new(1, 2)); 3],
+        tests: 21,
+        confirmed: true,
+    };
+    std::fs::write(
+        run_dir.join("minimised.json"),
+        serde_json::to_vec(&[m]).unwrap(),
+    )
+    .unwrap();
+    let html = render_html(
+        &[RunFolder::load(&run_dir).unwrap()],
+        &HtmlOptions::default(),
+    )
+    .unwrap();
+    assert!(html.contains("<h2>Minimised reproductions</h2>"));
+    assert!(html.contains("3 of 40 steps of <code>runs/x y</code> are needed (21 replays)"));
+    assert!(html.contains("TypeError: &lt;b&gt;"));
+    assert!(html.contains("replay &#39;runs/x y&#39; --only-steps 13,26,40"));
 }

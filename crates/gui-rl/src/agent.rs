@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, WidgetKind};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, Widget, WidgetKind};
 use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
 use gui_vision::{EmbedConfig, ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
@@ -237,6 +237,8 @@ pub struct PirlAgent {
     pending: Option<Pending>,
     since_training: usize,
     stats: AgentStats,
+    /// The page and widgets of the screen of the last decision.
+    last_seen: Option<(PageId, Vec<Widget>)>,
 }
 
 impl std::fmt::Debug for PirlAgent {
@@ -314,6 +316,7 @@ impl PirlAgent {
             pending: None,
             since_training: 0,
             stats: AgentStats::default(),
+            last_seen: None,
         })
     }
 
@@ -356,6 +359,12 @@ impl PirlAgent {
             memory: self.memory.len(),
             ..self.stats
         }
+    }
+
+    /// The abstract page and the detected widgets of the screen of the last
+    /// [`decide`](Self::decide) (none before the first).
+    pub fn last_seen(&self) -> Option<(PageId, &[Widget])> {
+        self.last_seen.as_ref().map(|(p, w)| (*p, &w[..]))
     }
 
     /// Saves the Q-network so that a later run can start from it.
@@ -470,6 +479,7 @@ impl PirlAgent {
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<(PageId, Candidates)> {
+        self.last_seen = None;
         let size = Size::new(screen.width(), screen.height());
         let t = Instant::now();
         let vision = self.vision_for(size)?;
@@ -492,6 +502,7 @@ impl PirlAgent {
         }
         let candidates = self.candidates(page, &view, &space)?;
         self.store.set_executable(page, candidates.actions.len())?;
+        self.last_seen = Some((page, view.widgets().to_vec()));
         self.stats.timings.layout_ms += ms(t);
         Ok((page, candidates))
     }

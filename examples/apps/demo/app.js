@@ -15,12 +15,16 @@ var SCREENS = {
   canvas: 'Canvas',
   slow: 'Slow page',
   settings: 'Settings',
-  about: 'About'
+  about: 'About',
+  feed: 'News feed',
+  gallery: 'Gallery'
 };
 
 var GIFT_LIMIT = 2;          // free gift wrap is limited to two units per product
 var SLOW_CONTENT_DELAY = 1200;
 var SLOW_IMAGE_DELAYS = [300, 540, 780, 1020, 1260, 1500];
+var FEED_DELAY = 700;        // the feed's cards replace their skeletons (bug E)
+var GALLERY_DELAYS = [200, 300, 400, 500, 600, 700, 800, 900];
 var CANVAS_BACKGROUNDS = ['#eef1f5', '#dbeafe', '#fef3c7', '#dcfce7'];
 
 var state = {
@@ -55,6 +59,8 @@ var state = {
   coupon: null,
   canvas: { bgIndex: 0, counter: 0 },
   slowTimers: [],
+  feed: { timer: null, offer: null },
+  galleryTimers: [],
   settings: { dark: false, notifications: true },
   helpOpen: false,
   confirmOpen: false
@@ -142,11 +148,15 @@ function enterScreen(name, previous) {
   if (name === 'cart') renderCart();
   if (name === 'canvas') drawCanvas();
   if (name === 'slow' && previous !== 'slow') startSlowPage();
+  if (name === 'feed' && previous !== 'feed') startFeed();
+  if (name === 'gallery' && previous !== 'gallery') startGallery();
   if (name === 'settings') renderSettings();
 }
 
 function leaveScreen(name) {
   if (name === 'slow') stopSlowPage();
+  if (name === 'feed') stopFeed();
+  if (name === 'gallery') stopGallery();
   if (name === 'list') leaveList();
   if (name === 'login') state.loginRedirected = false;
 }
@@ -598,6 +608,67 @@ function stopSlowPage() {
   byId('slow-spinner').hidden = true;
 }
 
+/* ---------- news feed (explicit loading) ---------- */
+
+function startFeed() {
+  stopFeed();
+  state.feed.offer = null;
+  byId('feed-spinner').hidden = false;
+  setText('feed-status', 'Loading the feed...');
+  byId('feed-skeleton').hidden = false;
+  byId('feed-items').hidden = true;
+  showMessage('feed-message', '');
+  state.feed.timer = setTimeout(showFeed, FEED_DELAY);
+}
+
+function showFeed() {
+  state.feed.timer = null;
+  // The voucher of the offer comes from a second request this demo never makes.
+  state.feed.offer = { title: 'Offer of the day', percent: 20 };
+  byId('feed-spinner').hidden = true;
+  setText('feed-status', '3 new posts.');
+  byId('feed-skeleton').hidden = true;
+  byId('feed-items').hidden = false;
+}
+
+function stopFeed() {
+  if (state.feed.timer !== null) clearTimeout(state.feed.timer);
+  state.feed.timer = null;
+  byId('feed-spinner').hidden = true;
+}
+
+function claimOffer() {
+  var code = state.feed.offer.voucher.code;
+  showMessage('feed-message', 'Offer claimed. Your code: ' + code + '.');
+}
+
+/* ---------- gallery (implicit loading) ---------- */
+
+function startGallery() {
+  stopGallery();
+  for (var n = 1; n <= GALLERY_DELAYS.length; n++) {
+    byId('gallery-img-' + n).innerHTML = '<div class="placeholder"></div>';
+    state.galleryTimers.push(setTimeout(loadGalleryImage, GALLERY_DELAYS[n - 1], n));
+  }
+}
+
+function loadGalleryImage(n) {
+  var img = document.createElement('img');
+  img.id = 'gallery-pic-' + n;
+  img.alt = 'Photo ' + n;
+  img.width = 96;
+  img.height = 96;
+  img.src = 'img/shape' + (((n - 1) % 6) + 1) + '.svg';
+  var tile = byId('gallery-img-' + n);
+  tile.textContent = '';
+  tile.appendChild(img);
+}
+
+function stopGallery() {
+  for (var i = 0; i < state.galleryTimers.length; i++) clearTimeout(state.galleryTimers[i]);
+  state.galleryTimers = [];
+}
+
 /* ---------- settings ---------- */
 
 function renderSettings() {
@@ -693,6 +764,9 @@ function bindEvents() {
 
   byId('canvas-toolbar').addEventListener('click', onCanvasClick);
   byId('slow-reload').addEventListener('click', startSlowPage);
+  byId('feed-reload').addEventListener('click', startFeed);
+  byId('feed-claim').addEventListener('click', claimOffer);
+  byId('gallery-reload').addEventListener('click', startGallery);
 
   byId('settings-dark').addEventListener('change', toggleDark);
   byId('settings-notify').addEventListener('change', toggleNotifications);
