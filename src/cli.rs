@@ -436,8 +436,26 @@ impl RunArgs {
 }
 
 /// AdaT's judge: the rendering-state classifier shipped with gui-vision.
-fn adat_judge() -> Result<Box<dyn RenderJudge>> {
-    bail!("the AdaT classifier is not wired in yet")
+pub fn adat_judge() -> Result<Box<dyn RenderJudge>> {
+    let net = gui_vision::render::RenderNet::shipped()
+        .context("loading AdaT's rendering-state classifier")?;
+    Ok(Box::new(VisionJudge(net)))
+}
+
+/// A gui-vision rendering-state classifier as the loop's throttle judge.
+struct VisionJudge<J>(J);
+
+impl<J: gui_vision::render::RenderJudge> RenderJudge for VisionJudge<J> {
+    fn fully_rendered(
+        &mut self,
+        shot: &gui_core::Screenshot,
+    ) -> std::result::Result<bool, gui_explore::JudgeError> {
+        Ok(self.0.fully_rendered(shot)?)
+    }
+
+    fn name(&self) -> String {
+        self.0.name().to_owned()
+    }
 }
 
 /// Writes `report.html` (see gui-report) into a finished run folder and returns its path.

@@ -108,33 +108,47 @@ fn bug_scripts(url: &str) -> Result<Vec<Bug>> {
         .into_iter()
         .map(|r| Ok((r, center(&mut d, &format!("#nav-{r}"))?)))
         .collect::<Result<_>>()?;
-    visit(&mut d, navs["list"])?;
-    let [all, archive, undo] =
-        ["#list-select-all", "#list-archive", "#list-undo"].map(|s| center(&mut d, s));
+    // The nav buttons are on the home screen only; each visit goes back there.
+    let centers = |d: &mut ChromiumDevice, nav: &str, selectors: &[&str]| -> Result<Vec<Point>> {
+        visit(d, navs[nav])?;
+        let found = selectors
+            .iter()
+            .map(|s| center(d, s))
+            .collect::<Result<Vec<_>>>()?;
+        let home = center(d, "#back-home")?;
+        visit(d, home)?;
+        Ok(found)
+    };
+    let list = centers(
+        &mut d,
+        "list",
+        &["#list-select-all", "#list-archive", "#list-undo"],
+    )?;
+    let cart = centers(&mut d, "cart", &["#cart-coupon", "#cart-apply"])?;
+    // The coupon's status line moves Checkout down: read it after applying one.
     visit(&mut d, navs["cart"])?;
-    let [coupon, apply, checkout] =
-        ["#cart-coupon", "#cart-apply", "#cart-checkout"].map(|s| center(&mut d, s));
-    visit(&mut d, navs["form"])?;
-    let submit = center(&mut d, "#form-submit")?;
-    visit(&mut d, navs["feed"])?;
-    let claim = center(&mut d, "#feed-claim")?;
-    let mut typed = Action::at(ActionKind::Input, coupon?);
+    let mut typed = Action::at(ActionKind::Input, cart[0]);
     typed.param = Some(ActionParam::Text("save10".into()));
+    d.perform(&typed)?;
+    d.perform(&click(cart[1]))?;
+    std::thread::sleep(Duration::from_millis(500));
+    let checkout = center(&mut d, "#cart-checkout")?;
+    let home = center(&mut d, "#back-home")?;
+    visit(&mut d, home)?;
+    let submit = centers(&mut d, "form", &["#form-submit"])?[0];
+    let claim = centers(&mut d, "feed", &["#feed-claim"])?[0];
+    let (all, archive, undo) = (list[0], list[1], list[2]);
+    let apply = cart[1];
     Ok(vec![
         Bug {
             name: "A",
             needle: "reading 'length'",
-            actions: vec![
-                click(navs["list"]),
-                click(all?),
-                click(archive?),
-                click(undo?),
-            ],
+            actions: vec![click(navs["list"]), click(all), click(archive), click(undo)],
         },
         Bug {
             name: "B",
             needle: "reading 'percent'",
-            actions: vec![click(navs["cart"]), typed, click(apply?), click(checkout?)],
+            actions: vec![click(navs["cart"]), typed, click(apply), click(checkout)],
         },
         Bug {
             name: "D",
@@ -362,5 +376,59 @@ pub fn run(rest: &[String]) -> Result<()> {
     let path = o.out.join("report.md");
     std::fs::write(&path, &report)?;
     println!("{report}\nwritten to {}", path.display());
+    Ok(())
+}
+
+const TRAIN_USAGE: &str = "usage: cargo xtask adat-train [--data DIR] [--seed N] [--epochs N] \
+     [--test-app APP] [--out MODEL.safetensors]";
+
+/// `cargo xtask adat-train`: trains the shipped rendering-state network
+/// (`crates/gui-vision/models/render_net.safetensors`) and the 3-layer CNN baseline on the
+/// frames of `cargo xtask adat-data`, with one app held out, and scores both and the
+/// consecutive-frame heuristic on it.
+pub fn train(rest: &[String]) -> Result<()> {
+    let mut data = crate::root().join("target/adat-data");
+    let mut out = crate::root().join("crates/gui-vision/models/render_net.safetensors");
+    let mut seed = "1".to_owned();
+    let mut epochs = None;
+    let mut test_app = "jsoneditor".to_owned();
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let value = it
+            .next()
+            .with_context(|| format!("{flag} needs a value\n{TRAIN_USAGE}"))?
+            .clone();
+        match flag.as_str() {
+            "--data" => data = PathBuf::from(value),
+            "--out" => out = PathBuf::from(value),
+            "--seed" => seed = value,
+            "--epochs" => epochs = Some(value),
+            "--test-app" => test_app = value,
+            other => bail!("unknown option `{other}`\n{TRAIN_USAGE}"),
+        }
+    }
+    if !data.join("labels.jsonl").is_file() {
+        bail!(
+            "{}: no labels.jsonl; collect frames first with `cargo xtask adat-data`",
+            data.display()
+        );
+    }
+    crate::run(crate::cargo().args(["build", "--release", "--quiet", "--bin", "adat"]))?;
+    let adat = crate::root().join("target/release/adat");
+    let cnn3 = crate::root().join("target/adat-models/cnn3.safetensors");
+    std::fs::create_dir_all(cnn3.parent().expect("has a parent"))?;
+    for (arch, model) in [("mobilenet", &out), ("cnn3", &cnn3)] {
+        let mut cmd = std::process::Command::new(&adat);
+        cmd.arg("train")
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(model)
+            .args(["--seed", &seed, "--arch", arch, "--test-app", &test_app]);
+        if let Some(e) = &epochs {
+            cmd.args(["--epochs", e]);
+        }
+        crate::run(&mut cmd)?;
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@
 //! - `rl-bench`    the Q-network against PyTorch at the paper's sizes, same run, ratios
 //! - `compare`     PIRLTest vs Monkey on the demo and subject apps over seeds: table + plots
 //! - `adat-data`   frames of GUI transitions labelled full/partial for the AdaT classifier
+//! - `adat-train`  train the shipped AdaT classifier and the 3-layer CNN baseline, held-out scores
 //! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
 
 mod adat_bench;
@@ -39,7 +40,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-bench>";
+     adat-data | adat-train | adat-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,6 +64,7 @@ fn main() -> Result<()> {
         "compare" => compare::run(rest),
         "adat-data" => adat_data::run(rest),
         "adat-bench" => adat_bench::run(rest),
+        "adat-train" => adat_bench::train(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

@@ -2,6 +2,9 @@
 //! find the widgets (Canny edges, connected boxes, noise filtering), tell their kinds
 //! (14 classes), and embed each one (image, location, kind).
 //!
+//! It also tells whether a screenshot is fully rendered yet ([`render`], AdaT's
+//! rendering-state classifier), so a tester can act as soon as the screen has settled.
+//!
 //! Pure functions of pixels: this crate never touches a device.
 //!
 //! ```
@@ -43,6 +46,7 @@ mod ink;
 mod ocr;
 #[cfg(feature = "onnx")]
 mod onnx;
+pub mod render;
 #[cfg(feature = "cnn")]
 mod vision;
 
@@ -69,5 +73,8 @@ pub use onnx::{
     ChannelOrder, ONNX_RUNTIME_FILE, OnnxClassifier, OnnxClassifierConfig, init_onnx_runtime,
     init_onnx_runtime_from, models_dir, onnx_runtime_path,
 };
+pub use render::{ConsecutiveFrameJudge, RenderJudge, RenderLabel};
+#[cfg(feature = "cnn")]
+pub use render::{RenderNet, RenderNetConfig};
 #[cfg(feature = "cnn")]
 pub use vision::{ScreenVision, Vision, VisionConfig};

@@ -1,0 +1,406 @@
+//! The rendering-state data set: a folder of PNG frames and one `labels.jsonl`.
+//!
+//! ```text
+//! <root>/labels.jsonl        one JSON object per line, one line per frame
+//! <root>/<any/path>.png      the frames, named by the `file` field
+//! ```
+//!
+//! A line of `labels.jsonl` is a [`FrameRecord`]:
+//!
+//! ```json
+//! {"file": "demo/t0007/f003.png", "app": "demo", "label": "partial", "transition": "t0007", "time_ms": 96}
+//! ```
+//!
+//! - `file`: the PNG, relative to the folder that holds `labels.jsonl`.
+//! - `app`: the application the frame shows; splits are made by app, never by frame.
+//! - `label`: `"full"` (fully rendered) or `"partial"` (transiting or loading).
+//! - `transition` (optional, string or integer): the action whose screencast the frame
+//!   comes from; the frames of one transition are one sequence for the consecutive-frame
+//!   heuristic.
+//! - `time_ms` or `t_ms` (optional): when the frame was taken, counted from the action;
+//!   orders the frames of a transition.
+//!
+//! Other fields are ignored, so a collector may add its own. Blank lines are skipped.
+//! `cargo xtask adat-data` writes this format to `target/adat-data/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use image::RgbImage;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::RenderLabel;
+use crate::{Error, Result};
+
+/// The index file of a data set folder.
+pub const LABELS_FILE: &str = "labels.jsonl";
+
+/// One line of `labels.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameRecord {
+    /// The PNG, relative to the data set folder.
+    pub file: String,
+    /// The application shown.
+    pub app: String,
+    pub label: RenderLabel,
+    /// The transition (action) the frame belongs to; a string or an integer on disk.
+    #[serde(
+        default,
+        deserialize_with = "string_or_integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub transition: Option<String>,
+    /// Milliseconds since the transition's action (`t_ms` on disk is read too, the name
+    /// `cargo xtask adat-data` writes).
+    #[serde(default, alias = "t_ms", skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<f64>,
+}
+
+fn string_or_integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Id {
+        Text(String),
+        Number(i64),
+    }
+    Ok(Option::<Id>::deserialize(d)?.map(|id| match id {
+        Id::Text(s) => s,
+        Id::Number(n) => n.to_string(),
+    }))
+}
+
+/// A frame of a loaded data set: its record, where its PNG is, and the line it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderFrame {
+    pub record: FrameRecord,
+    /// The PNG's path (the data set folder joined with `record.file`).
+    pub path: PathBuf,
+    /// The 1-based line of `labels.jsonl`.
+    pub line: usize,
+}
+
+/// A data set folder's index, in file order. PNGs are decoded on demand
+/// ([`RenderDataset::image`]), so loading a large set is cheap.
+#[derive(Debug, Clone)]
+pub struct RenderDataset {
+    pub root: PathBuf,
+    pub frames: Vec<RenderFrame>,
+}
+
+impl RenderDataset {
+    /// Reads `<root>/labels.jsonl`. Errors name the file and the line: bad JSON, an
+    /// unknown label, an empty app or file name, a PNG that does not exist.
+    pub fn load(root: &Path) -> Result<Self> {
+        let index = root.join(LABELS_FILE);
+        let text = std::fs::read_to_string(&index).map_err(|e| Error::Dataset {
+            path: index.clone(),
+            message: format!("{e} (a data set folder holds {LABELS_FILE} and the PNG frames)"),
+        })?;
+        let frames = Self::parse(root, &index, &text)?;
+        Ok(Self {
+            root: root.to_path_buf(),
+            frames,
+        })
+    }
+
+    fn parse(root: &Path, index: &Path, text: &str) -> Result<Vec<RenderFrame>> {
+        let at = |line: usize, message: String| Error::Dataset {
+            path: index.to_path_buf(),
+            message: format!("line {line}: {message}"),
+        };
+        let mut frames = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let record: FrameRecord = serde_json::from_str(raw)
+                .map_err(|e| at(line, format!("bad frame record: {e}")))?;
+            if record.file.trim().is_empty() {
+                return Err(at(line, "empty `file`".into()));
+            }
+            if record.app.trim().is_empty() {
+                return Err(at(line, format!("empty `app` for {}", record.file)));
+            }
+            let path = root.join(&record.file);
+            if !path.is_file() {
+                return Err(at(line, format!("frame {} does not exist", path.display())));
+            }
+            frames.push(RenderFrame { record, path, line });
+        }
+        if frames.is_empty() {
+            return Err(Error::Dataset {
+                path: index.to_path_buf(),
+                message: "no frames".into(),
+            });
+        }
+        Ok(frames)
+    }
+
+    /// Decodes a frame's PNG; the error names the PNG and its line in `labels.jsonl`.
+    pub fn image(&self, frame: &RenderFrame) -> Result<RgbImage> {
+        load_png(&frame.path, frame.line)
+    }
+
+    /// The apps of the set, sorted.
+    pub fn apps(&self) -> Vec<String> {
+        let set: BTreeSet<&str> = self.frames.iter().map(|f| f.record.app.as_str()).collect();
+        set.into_iter().map(str::to_owned).collect()
+    }
+
+    /// Frames per label: `[partial, full]`.
+    pub fn label_counts(&self) -> [usize; 2] {
+        let mut counts = [0; 2];
+        for f in &self.frames {
+            counts[f.record.label.index()] += 1;
+        }
+        counts
+    }
+
+    /// The frames of `apps`, in file order.
+    pub fn frames_of<'a>(&'a self, apps: &'a [String]) -> impl Iterator<Item = &'a RenderFrame> {
+        self.frames
+            .iter()
+            .filter(move |f| apps.contains(&f.record.app))
+    }
+
+    /// The frame sequences of the set: frames grouped by app and transition, each
+    /// sequence ordered by `time_ms` (then by line). Frames without a transition are in no
+    /// sequence.
+    pub fn transitions(&self) -> Vec<Vec<&RenderFrame>> {
+        let mut groups: BTreeMap<(&str, &str), Vec<&RenderFrame>> = BTreeMap::new();
+        for f in &self.frames {
+            if let Some(t) = &f.record.transition {
+                groups.entry((&f.record.app, t)).or_default().push(f);
+            }
+        }
+        groups
+            .into_values()
+            .map(|mut seq| {
+                seq.sort_by(|a, b| {
+                    let ta = a.record.time_ms.unwrap_or(f64::NAN);
+                    let tb = b.record.time_ms.unwrap_or(f64::NAN);
+                    ta.total_cmp(&tb).then(a.line.cmp(&b.line))
+                });
+                seq
+            })
+            .collect()
+    }
+}
+
+fn load_png(path: &Path, line: usize) -> Result<RgbImage> {
+    let bad = |message: String| Error::Dataset {
+        path: path.to_path_buf(),
+        message: format!("({LABELS_FILE} line {line}): {message}"),
+    };
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let img = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
+        .map_err(|e| bad(format!("not a readable PNG: {e}")))?
+        .into_rgb8();
+    if img.width() == 0 || img.height() == 0 {
+        return Err(bad("empty image".into()));
+    }
+    Ok(img)
+}
+
+/// Which apps train, which pick the kept epoch, which are held out.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AppSplit {
+    pub train: Vec<String>,
+    pub validation: Vec<String>,
+    pub test: Vec<String>,
+}
+
+/// Splits `apps` by app, never by frame: screens of one app look alike, so a frame-level
+/// split would score the model on apps it has seen (the paper's data-leakage argument).
+/// The paper splits 8:1:1; here `test_fraction` and `validation_fraction` of the apps
+/// (rounded, at least one test app and one training app) are drawn by a hash keyed on
+/// `seed`, so the split is the same for the same apps and seed. `test_apps`, when given,
+/// are the held-out apps instead.
+pub fn split_apps(
+    apps: &[String],
+    test_fraction: f64,
+    validation_fraction: f64,
+    seed: u64,
+    test_apps: &[String],
+) -> Result<AppSplit> {
+    let mut apps: Vec<String> = apps.to_vec();
+    apps.sort();
+    apps.dedup();
+    if apps.len() < 2 {
+        return Err(Error::Config {
+            field: "apps",
+            message: format!(
+                "{} app(s) in the data set; splitting by app needs at least two",
+                apps.len()
+            ),
+        });
+    }
+    let (mut test, rest): (Vec<String>, Vec<String>) = if test_apps.is_empty() {
+        // Order by a seeded hash, then cut.
+        let mut keyed: Vec<(u64, String)> = apps
+            .into_iter()
+            .map(|a| (keyed_hash(seed, &a), a))
+            .collect();
+        keyed.sort();
+        let n = keyed.len();
+        let n_test = ((n as f64 * test_fraction).round() as usize).clamp(1, n - 1);
+        let mut ordered: Vec<String> = keyed.into_iter().map(|(_, a)| a).collect();
+        let rest = ordered.split_off(n_test);
+        (ordered, rest)
+    } else {
+        for t in test_apps {
+            if !apps.contains(t) {
+                return Err(Error::Config {
+                    field: "test_apps",
+                    message: format!(
+                        "app `{t}` is not in the data set (apps: {})",
+                        apps.join(", ")
+                    ),
+                });
+            }
+        }
+        let rest: Vec<String> = apps
+            .iter()
+            .filter(|a| !test_apps.contains(a))
+            .cloned()
+            .collect();
+        if rest.is_empty() {
+            return Err(Error::Config {
+                field: "test_apps",
+                message: "every app is held out; none is left to train on".into(),
+            });
+        }
+        (test_apps.to_vec(), rest)
+    };
+    let n_val = ((rest.len() as f64 * validation_fraction).round() as usize).min(rest.len() - 1);
+    let mut rest = rest;
+    let mut validation = rest.split_off(rest.len() - n_val);
+    let mut train = rest;
+    train.sort();
+    validation.sort();
+    test.sort();
+    Ok(AppSplit {
+        train,
+        validation,
+        test,
+    })
+}
+
+/// FNV-1a over the name, finished with SplitMix64 mixing of the seed.
+fn keyed_hash(seed: u64, s: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_png(path: &Path) {
+        RgbImage::from_pixel(8, 6, image::Rgb([200, 10, 10]))
+            .save(path)
+            .unwrap();
+    }
+
+    fn folder(lines: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("f")).unwrap();
+        write_png(&dir.path().join("f/a.png"));
+        write_png(&dir.path().join("f/b.png"));
+        std::fs::write(dir.path().join("f/bad.png"), b"not a png").unwrap();
+        std::fs::write(dir.path().join(LABELS_FILE), lines).unwrap();
+        dir
+    }
+
+    #[test]
+    fn loads_records_with_optional_fields() {
+        let dir = folder(concat!(
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"full\",\"transition\":7,\"time_ms\":40,\"extra\":1}\n",
+            "\n",
+            "{\"file\":\"f/b.png\",\"app\":\"shop\",\"label\":\"partial\"}\n",
+            "{\"file\":\"f/b.png\",\"app\":\"shop\",\"label\":\"full\",\"transition\":1,\"t_ms\":12}\n",
+        ));
+        let set = RenderDataset::load(dir.path()).unwrap();
+        assert_eq!(set.frames.len(), 3);
+        assert_eq!(set.frames[2].record.time_ms, Some(12.0));
+        assert_eq!(set.frames[0].record.transition.as_deref(), Some("7"));
+        assert_eq!(set.frames[0].record.time_ms, Some(40.0));
+        assert_eq!(set.frames[1].line, 3);
+        assert_eq!(set.frames[1].record.label, RenderLabel::Partial);
+        assert_eq!(set.apps(), ["demo", "shop"]);
+        assert_eq!(set.label_counts(), [1, 2]);
+        assert_eq!(set.transitions().len(), 2, "by app and transition");
+        assert_eq!(set.image(&set.frames[0]).unwrap().dimensions(), (8, 6));
+    }
+
+    #[test]
+    fn loader_errors_name_the_file_and_line() {
+        let good = "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"full\"}\n";
+        let cases = [
+            (
+                "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"loading\"}\n",
+                "line 2",
+                "loading",
+            ),
+            (
+                "{\"file\":\"f/a.png\",\"app\":\"demo\",",
+                "line 2",
+                "bad frame record",
+            ),
+            (
+                "{\"file\":\"f/nope.png\",\"app\":\"demo\",\"label\":\"full\"}\n",
+                "line 2",
+                "nope.png",
+            ),
+            (
+                "{\"file\":\"f/a.png\",\"app\":\"\",\"label\":\"full\"}\n",
+                "line 2",
+                "empty `app`",
+            ),
+        ];
+        for (bad, line, what) in cases {
+            let dir = folder(&format!("{good}{bad}"));
+            let err = RenderDataset::load(dir.path()).unwrap_err().to_string();
+            assert!(err.contains(LABELS_FILE), "{err}");
+            assert!(err.contains(line), "{err}");
+            assert!(err.contains(what), "{err}");
+        }
+        // A corrupt PNG is found when decoded; the error names the PNG and its line.
+        let dir = folder(&format!(
+            "{good}{{\"file\":\"f/bad.png\",\"app\":\"demo\",\"label\":\"full\"}}\n"
+        ));
+        let set = RenderDataset::load(dir.path()).unwrap();
+        let err = set.image(&set.frames[1]).unwrap_err().to_string();
+        assert!(err.contains("bad.png") && err.contains("line 2"), "{err}");
+        // No index at all.
+        let empty = tempfile::tempdir().unwrap();
+        let err = RenderDataset::load(empty.path()).unwrap_err().to_string();
+        assert!(err.contains(LABELS_FILE), "{err}");
+    }
+
+    #[test]
+    fn split_is_by_app_and_seeded() {
+        let apps: Vec<String> = (0..10).map(|i| format!("app{i}")).collect();
+        let a = split_apps(&apps, 0.1, 0.1, 3, &[]).unwrap();
+        assert_eq!((a.train.len(), a.validation.len(), a.test.len()), (8, 1, 1));
+        let all: BTreeSet<&String> = a.train.iter().chain(&a.validation).chain(&a.test).collect();
+        assert_eq!(all.len(), 10, "no app in two parts");
+        assert_eq!(a, split_apps(&apps, 0.1, 0.1, 3, &[]).unwrap());
+        let two = split_apps(&apps[..2], 0.1, 0.1, 3, &[]).unwrap();
+        assert_eq!(
+            (two.train.len(), two.validation.len(), two.test.len()),
+            (1, 0, 1)
+        );
+        let fixed = split_apps(&apps, 0.1, 0.0, 3, &["app4".to_string()]).unwrap();
+        assert_eq!(fixed.test, ["app4"]);
+        assert!(split_apps(&apps[..1], 0.1, 0.1, 3, &[]).is_err());
+        assert!(split_apps(&apps, 0.1, 0.1, 3, &["zzz".to_string()]).is_err());
+    }
+}
