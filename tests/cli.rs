@@ -72,8 +72,14 @@ fn a_config_file_gives_defaults_that_flags_override() {
     let out = monkey(&["--config", config.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("monkey.toml") && err.contains("stepz"), "{err}");
-    assert!(!err.contains("gui-testing"), "the binary names itself: {err}");
+    assert!(
+        err.contains("monkey.toml") && err.contains("stepz"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("gui-testing"),
+        "the binary names itself: {err}"
+    );
 }
 
 #[test]

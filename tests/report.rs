@@ -243,8 +243,31 @@ fn the_report_binary_exits_with_the_verdict() {
     assert_eq!(summary["exit_code"], 1);
     assert_eq!(summary["runs"][0]["unique_signals"], 0);
     let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_valid_junit(&junit);
     assert!(xml.contains("<testsuite name=\"scripted seed 11\""));
     assert!(xml.contains("<testsuite name=\"monkey seed 11\""));
+}
+
+/// Validates a JUnit file against the schema CI servers read (`tests/data/junit.xsd`)
+/// with xmllint, which `cargo xtask setup` installs (Debian `libxml2-utils`).
+fn assert_valid_junit(path: &Path) {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/junit.xsd");
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run xmllint ({e}): `cargo xtask setup` installs libxml2-utils")
+        });
+    assert!(
+        out.status.success(),
+        "{} does not validate against {}: {}",
+        path.display(),
+        schema.display(),
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
-//! - `setup`       install what runs and tests need: Debian chromium + chromium-driver,
+//! - `setup`       install what runs and tests need: Debian chromium + chromium-driver + libxml2-utils,
 //!   PyPI apted for the tree-edit-distance cross-check
 //! - `ted-compare` tree edit distance against the PyPI apted package, same trees, ratios
 //! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
@@ -166,22 +166,24 @@ pub(crate) fn in_release(task: &str, rest: &[String]) -> Option<Result<()>> {
     Some(run(cargo().args(&args)))
 }
 
-/// Debian's Chromium and ChromeDriver, when missing.
+/// Debian's Chromium and ChromeDriver, and xmllint (the JUnit schema test), when missing.
 fn browser() -> Result<()> {
-    if let Some(p) = std::env::var_os("GUI_CHROMIUM").filter(|p| Path::new(p).is_file()) {
-        eprintln!("setup: using GUI_CHROMIUM={}", Path::new(&p).display());
-        return Ok(());
+    let own_chromium = std::env::var_os("GUI_CHROMIUM").filter(|p| Path::new(p).is_file());
+    if let Some(p) = &own_chromium {
+        eprintln!("setup: using GUI_CHROMIUM={}", Path::new(p).display());
     }
     let needed: Vec<&str> = [
-        ("/usr/lib/chromium/chromium", "chromium"),
-        ("/usr/bin/chromedriver", "chromium-driver"),
+        ("/usr/lib/chromium/chromium", "chromium", true),
+        ("/usr/bin/chromedriver", "chromium-driver", true),
+        ("/usr/bin/xmllint", "libxml2-utils", false),
     ]
     .into_iter()
-    .filter(|(path, _)| !Path::new(path).exists())
-    .map(|(_, pkg)| pkg)
+    .filter(|(_, _, browser)| !(*browser && own_chromium.is_some()))
+    .filter(|(path, _, _)| !Path::new(path).exists())
+    .map(|(_, pkg, _)| pkg)
     .collect();
     if needed.is_empty() {
-        eprintln!("setup: chromium and chromium-driver are installed");
+        eprintln!("setup: chromium, chromium-driver and libxml2-utils are installed");
         return Ok(());
     }
     let install = format!("apt-get update && apt-get install -y {}", needed.join(" "));
@@ -196,7 +198,7 @@ fn browser() -> Result<()> {
         .args(["install", "-y", "-q", "--no-install-recommends"])
         .args(&needed)
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    if !Path::new("/usr/lib/chromium/chromium").exists() {
+    if own_chromium.is_none() && !Path::new("/usr/lib/chromium/chromium").exists() {
         bail!("setup: apt-get finished but /usr/lib/chromium/chromium is still missing");
     }
     Ok(())
