@@ -83,6 +83,39 @@ fn a_config_file_gives_defaults_that_flags_override() {
 }
 
 #[test]
+fn throttle_policies_are_chosen_by_name_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    for (policy, recorded) in [("adat", "adat:1000"), ("consecutive:500", "consecutive:500")] {
+        let run = dir.path().join(policy.replace(':', "_"));
+        let out = monkey(&[
+            "--device",
+            "simulator",
+            "--steps",
+            "3",
+            "--throttle",
+            policy,
+            "--out",
+            run.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{policy}: {}", stderr(&out));
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
+        assert_eq!(meta["meta"]["throttle"], recorded);
+        let steps = gui_explore::read_steps(&run).unwrap();
+        let waited = steps[0].timings.throttle.expect("the policy's outcome per step");
+        // Both looked at the screen; the still simulated screen lets the consecutive-frame
+        // policy go on at its second frame.
+        assert!(waited.frames >= 1, "{policy}: {waited:?}");
+        if policy.starts_with("consecutive") {
+            assert!(!waited.capped && waited.frames == 2, "{policy}: {waited:?}");
+        }
+    }
+    let out = monkey(&["--device", "simulator", "--throttle", "adaptive"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("adaptive"), "{}", stderr(&out));
+}
+
+#[test]
 fn an_existing_run_folder_is_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();

@@ -172,6 +172,7 @@ fn minimisation_shrinks_a_padded_40_step_sequence_to_the_3_steps_of_bug_a() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    eprintln!("{stdout}");
     assert!(stdout.contains("minimised 40 steps to 3 in "), "{stdout}");
     let found: Vec<gui_report::Minimised> =
         serde_json::from_slice(&std::fs::read(out_dir.join("minimised.json")).unwrap()).unwrap();

@@ -2,7 +2,6 @@
 //! each bug the run found shows up again. Works for runs of every strategy: it replays the
 //! recorded actions, not the strategy.
 use std::path::PathBuf;
-
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -12,7 +11,8 @@ use gui_explore::{ExploreConfig, Scripted, explore};
 use gui_report::{DdminError, Minimised, RunFolder, ddmin, reproduces, reproductions};
 use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
 
-/// Replay a run folder's steps (all, or up to a step) and check its bugs reproduce.
+/// Replay a run folder's steps (all, up to a step, or chosen ones), check its bugs
+/// reproduce, and optionally minimise the steps behind each.
 ///
 /// Give the same app and device options as the original run (for the demo app, none).
 /// Exit code: 0 every bug reproduced, 1 some did not, 2 the replay itself failed.
@@ -114,13 +114,22 @@ fn replay() -> Result<bool> {
     if cli.minimise {
         let mut all = Vec::new();
         for r in found.iter().filter(|r| r.replayed_step.is_some()) {
-            let m = minimise(
+            // One bug that cannot be minimised (a flaky one) does not cost the others,
+            // nor the replay's run folder and report.
+            let minimised = minimise(
                 &cli,
                 &chosen,
                 r.original_step,
                 &r.key,
                 target.device.as_mut(),
-            )?;
+            );
+            let m = match minimised {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("replay: could not minimise {}: {e:#}", r.key);
+                    continue;
+                }
+            };
             println!(
                 "minimised {} steps to {} in {} replays{}: {}",
                 m.original_steps,
