@@ -85,7 +85,10 @@ fn a_config_file_gives_defaults_that_flags_override() {
 #[test]
 fn throttle_policies_are_chosen_by_name_and_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    for (policy, recorded) in [("adat", "adat:1000"), ("consecutive:500", "consecutive:500")] {
+    for (policy, recorded) in [
+        ("adat", "adat:1000"),
+        ("consecutive:500", "consecutive:500"),
+    ] {
         let run = dir.path().join(policy.replace(':', "_"));
         let out = monkey(&[
             "--device",
@@ -102,7 +105,10 @@ fn throttle_policies_are_chosen_by_name_and_recorded() {
             serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
         assert_eq!(meta["meta"]["throttle"], recorded);
         let steps = gui_explore::read_steps(&run).unwrap();
-        let waited = steps[0].timings.throttle.expect("the policy's outcome per step");
+        let waited = steps[0]
+            .timings
+            .throttle
+            .expect("the policy's outcome per step");
         // Both looked at the screen; the still simulated screen lets the consecutive-frame
         // policy go on at its second frame.
         assert!(waited.frames >= 1, "{policy}: {waited:?}");
