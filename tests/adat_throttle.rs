@@ -6,10 +6,13 @@
 //! They need Debian's Chromium (`cargo xtask setup` installs it); without it they fail with
 //! a message saying so, never skip.
 
+mod common;
+use common::{center_of, click};
+
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use gui_core::{Action, ActionKind, Point, Screenshot, Size};
+use gui_core::{Point, Screenshot, Size};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
 use gui_explore::{
     Adaptive, ConsecutiveFrames, ExploreConfig, FixedThrottle, PollConfig, RunRecorder, Scripted,
@@ -44,18 +47,6 @@ fn demo() -> (MutexGuard<'static, ()>, StaticServer, ChromiumDevice) {
         panic!("cannot start Chromium for the browser tests (cargo xtask setup installs it): {e}")
     });
     (lock, server, device)
-}
-
-fn center_of(device: &mut ChromiumDevice, selector: &str) -> Point {
-    device
-        .element_rect(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("{selector} not on the page"))
-        .center()
-}
-
-fn click(p: Point) -> Action {
-    Action::at(ActionKind::Click, p)
 }
 
 /// A stand-in for the rendering classifier that knows the demo's loading look: a frame is

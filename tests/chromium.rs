@@ -3,31 +3,15 @@
 //! They need Debian's Chromium (`cargo xtask setup` installs it); without it they fail with
 //! a message saying so, never skip.
 
+mod common;
+use common::{center_of, click, demo};
+
 use gui_core::{Action, ActionKind, ActionParam, Point, SignalKind, Transition};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
 use gui_explore::{
     ExploreConfig, FixedThrottle, Monkey, MonkeyConfig, Observation, RunRecorder, Scripted,
     SignalRecord, Strategy, explore, read_steps,
 };
-
-fn demo() -> (StaticServer, ChromiumDevice) {
-    let server = StaticServer::demo().expect("serve demo app");
-    let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
-        .unwrap_or_else(|e| panic!("cannot start Chromium for the browser tests: {e}"));
-    (server, device)
-}
-
-fn center_of(device: &mut ChromiumDevice, selector: &str) -> Point {
-    device
-        .element_rect(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("{selector} not on the page"))
-        .center()
-}
-
-fn click(p: Point) -> Action {
-    Action::at(ActionKind::Click, p)
-}
 
 fn text_of(device: &mut ChromiumDevice, selector: &str) -> String {
     let expr = format!("document.querySelector({selector:?}).textContent");

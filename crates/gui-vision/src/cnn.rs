@@ -387,6 +387,21 @@ impl WidgetCnn {
     }
 }
 
+/// Per-class loss weights `count^-balance` (0 for an absent class): balance 1 gives every
+/// class the same total weight, 0 leaves the counts as they are.
+pub(crate) fn class_weights(counts: &[usize], balance: f64) -> Vec<f32> {
+    counts
+        .iter()
+        .map(|&c| {
+            if c == 0 {
+                0.0
+            } else {
+                (c as f64).powf(-balance) as f32
+            }
+        })
+        .collect()
+}
+
 /// Where the committed network lives.
 pub fn shipped_model_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models/widget_cnn.safetensors")
@@ -497,16 +512,7 @@ pub fn train_widget_cnn(
     for s in samples {
         counts[s.kind.index()] += 1;
     }
-    let mut weights: Vec<f32> = counts
-        .iter()
-        .map(|&c| {
-            if c == 0 {
-                0.0
-            } else {
-                (c as f64).powf(-config.balance) as f32
-            }
-        })
-        .collect();
+    let mut weights = class_weights(&counts, config.balance);
     let mean_w: f32 =
         samples.iter().map(|s| weights[s.kind.index()]).sum::<f32>() / samples.len() as f32;
     // Capped: a kind with six examples must not dominate the gradient (training diverged

@@ -163,16 +163,7 @@ pub fn train_samples(
     for s in samples {
         counts[s.label.index()] += 1;
     }
-    let mut weights: Vec<f32> = counts
-        .iter()
-        .map(|&c| {
-            if c == 0 {
-                0.0
-            } else {
-                (c as f64).powf(-config.balance) as f32
-            }
-        })
-        .collect();
+    let mut weights = crate::cnn::class_weights(&counts, config.balance);
     // Normalised so the mean weight over the frames is 1: the loss keeps its scale.
     let mean: f32 = samples
         .iter()
