@@ -5,6 +5,8 @@
 //! The browser test needs Debian's Chromium (`cargo xtask setup` installs it); without it
 //! it fails with a message saying so, never skips.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -81,21 +83,23 @@ fn inject_hostile_signal(run: &Path, step: u64) {
     std::fs::write(&path, text).unwrap();
 }
 
+/// Writes the report of `run` into `dir/report.html` and opens it in Chromium.
+fn open_report(dir: &Path, run: RunFolder) -> ChromiumDevice {
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    let path = dir.join("report.html");
+    std::fs::write(&path, html).unwrap();
+    common::launch(
+        &format!("file://{}", path.display()),
+        ChromiumConfig::default(),
+    )
+}
+
 #[test]
 fn a_report_with_hostile_messages_is_inert_in_a_real_browser() {
     let dir = tempfile::tempdir().unwrap();
     let run = monkey_run(dir.path(), 30);
     inject_hostile_signal(&run, 12);
-    let runs = [RunFolder::load(&run).unwrap()];
-    let html = render_html(&runs, &HtmlOptions::default()).unwrap();
-    let path = dir.path().join("report.html");
-    std::fs::write(&path, html).unwrap();
-
-    let mut device = ChromiumDevice::launch(
-        &format!("file://{}", path.display()),
-        ChromiumConfig::default(),
-    )
-    .unwrap_or_else(|e| panic!("cannot start Chromium for the report test: {e}"));
+    let mut device = open_report(dir.path(), RunFolder::load(&run).unwrap());
     let pwned = device.evaluate("typeof window.__pwned").unwrap();
     assert_eq!(pwned, "undefined", "markup from the app ran in the report");
     let signals = device.drain_signals().unwrap();
@@ -148,15 +152,7 @@ fn a_pirltest_report_shows_its_page_graph_and_annotated_steps_in_a_real_browser(
     assert!(pages >= 2, "one page only");
     let folder = RunFolder::load(&run).unwrap();
     assert!(folder.steps.iter().all(|s| s.seen.is_some()));
-    let html = render_html(&[folder], &HtmlOptions::default()).unwrap();
-    let path = dir.path().join("report.html");
-    std::fs::write(&path, html).unwrap();
-
-    let mut device = ChromiumDevice::launch(
-        &format!("file://{}", path.display()),
-        ChromiumConfig::default(),
-    )
-    .unwrap_or_else(|e| panic!("cannot start Chromium for the report test: {e}"));
+    let mut device = open_report(dir.path(), folder);
     let nodes = device
         .evaluate("document.querySelectorAll('svg.graph a.node').length")
         .unwrap();

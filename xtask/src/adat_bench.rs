@@ -224,18 +224,8 @@ fn dhash(path: &Path) -> Result<u64> {
 pub fn run(rest: &[String]) -> Result<()> {
     let o = parse(rest)?;
     crate::setup()?;
-    crate::run(crate::cargo().args([
-        "build",
-        "--release",
-        "--quiet",
-        "--bin",
-        "replay",
-        "--bin",
-        "monkey",
-        "--bin",
-        "pirltest",
-    ]))?;
-    let bin = |name: &str| crate::root().join("target/release").join(name);
+    let release = crate::build_release(&["replay", "monkey", "pirltest"])?;
+    let bin = |name: &str| release.join(name);
     std::fs::create_dir_all(&o.out)?;
     let mut report = String::new();
 
@@ -418,8 +408,7 @@ pub fn train(rest: &[String]) -> Result<()> {
             data.display()
         );
     }
-    crate::run(crate::cargo().args(["build", "--release", "--quiet", "--bin", "adat"]))?;
-    let adat = crate::root().join("target/release/adat");
+    let adat = crate::build_release(&["adat"])?.join("adat");
     let cnn3 = crate::root().join("target/adat-models/cnn3.safetensors");
     std::fs::create_dir_all(cnn3.parent().expect("has a parent"))?;
     for (arch, model) in [("mobilenet", &out), ("cnn3", &cnn3)] {

@@ -193,15 +193,7 @@ pub fn run(rest: &[String]) -> Result<()> {
             .collect();
     }
     crate::setup()?;
-    crate::run(crate::cargo().args([
-        "build",
-        "--release",
-        "--quiet",
-        "--bin",
-        "pirltest",
-        "--bin",
-        "monkey",
-    ]))?;
+    let release = crate::build_release(&["pirltest", "monkey"])?;
     std::fs::create_dir_all(&o.out)?;
     let max = *o.steps.last().expect("checked");
     let mut report = String::new();
@@ -224,7 +216,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                 if !dir.join("summary.json").is_file() {
                     let _ = std::fs::remove_dir_all(&dir);
                     eprintln!("compare: {app} {strategy} seed {seed}, {max} steps");
-                    let bin = crate::root().join("target/release").join(strategy);
+                    let bin = release.join(strategy);
                     let mut cmd = std::process::Command::new(&bin);
                     cmd.args(["--url", &url, "--steps", &max.to_string()])
                         .args(["--seed", &seed.to_string()])

@@ -143,6 +143,18 @@ pub(crate) fn pip_install(who: &str, module: &str, spec: &str) -> Result<()> {
     Ok(())
 }
 
+/// Builds the workspace binaries `bins` with optimisation and returns the folder they are
+/// in (`target/release`).
+pub(crate) fn build_release(bins: &[&str]) -> Result<PathBuf> {
+    let mut cmd = cargo();
+    cmd.args(["build", "--release", "--quiet"]);
+    for b in bins {
+        cmd.args(["--bin", b]);
+    }
+    run(&mut cmd)?;
+    Ok(root().join("target/release"))
+}
+
 /// The median of `v`; NaN when empty.
 pub(crate) fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();

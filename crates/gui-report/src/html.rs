@@ -60,11 +60,12 @@ impl Thumbnails {
                 t.uri,
                 escape(alt)
             ),
-            Err(problem) => missing(&problem),
+            Err(problem) => missing(problem),
         }
     }
 
-    fn get(&mut self, run: &RunFolder, rel: &str) -> std::result::Result<Thumb, String> {
+    /// The cached thumbnail of a screenshot (made on first use), or why it cannot be shown.
+    fn get(&mut self, run: &RunFolder, rel: &str) -> std::result::Result<&Thumb, &str> {
         let path = run.dir.join(rel);
         let width = self.width;
         self.cache
@@ -81,7 +82,8 @@ impl Thumbnails {
                     })
                     .map_err(|e| e.to_string())
             })
-            .clone()
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// The screenshot as an SVG, `shown_width` pixels wide, with `overlay` (SVG elements
@@ -103,12 +105,12 @@ impl Thumbnails {
                     r#"<svg class="shot" viewBox="0 0 {w} {h}" width="{shown_width}" height="{shown_height}" role="img"><title>{}</title><image href="{}" width="{w}" height="{h}"/>{}</svg>"#,
                     escape(alt),
                     t.uri,
-                    overlay(&t),
+                    overlay(t),
                     w = t.width,
                     h = t.height,
                 )
             }
-            Err(problem) => missing(&problem),
+            Err(problem) => missing(problem),
         }
     }
 }
@@ -459,8 +461,10 @@ fn graph_section(
     let aspect = graph
         .nodes
         .iter()
-        .filter_map(|n| thumbs.get(run, &screen_of(n)).ok())
-        .map(|t| f64::from(t.height) / f64::from(t.width.max(1)))
+        .filter_map(|n| {
+            let t = thumbs.get(run, &screen_of(n)).ok()?;
+            Some(f64::from(t.height) / f64::from(t.width.max(1)))
+        })
         .fold(0.5_f64, f64::max)
         .min(2.5);
     let node_height = (f64::from(NODE_WIDTH) * aspect).round() as u32 + 16;
@@ -539,6 +543,7 @@ fn graph_section(
         );
     }
     h.push_str("</svg>\n<div class=\"pages\">\n");
+    let records: HashMap<u64, &StepRecord> = run.steps.iter().map(|s| (s.step, s)).collect();
     for n in &graph.nodes {
         let img = thumbs.img(run, &screen_of(n), &format!("page {}", n.page));
         let _ = writeln!(
@@ -548,7 +553,7 @@ fn graph_section(
             p = n.page
         );
         for step in &n.steps {
-            let Some(record) = run.steps.iter().find(|s| s.step == *step) else {
+            let Some(record) = records.get(step) else {
                 continue;
             };
             let to = match graph.moves.get(step).and_then(|m| m.1) {

@@ -591,13 +591,18 @@ function showSlowContent() {
 }
 
 function loadSlowImage(n) {
+  placePicture('slow-img-' + n, 'slow-pic-' + n, 'Picture ' + n, n);
+}
+
+/* Replaces the placeholder in tile `tileId` with shape picture `shape` (1-6). */
+function placePicture(tileId, id, alt, shape) {
   var img = document.createElement('img');
-  img.id = 'slow-pic-' + n;
-  img.alt = 'Picture ' + n;
+  img.id = id;
+  img.alt = alt;
   img.width = 96;
   img.height = 96;
-  img.src = 'img/shape' + n + '.svg';
-  var tile = byId('slow-img-' + n);
+  img.src = 'img/shape' + shape + '.svg';
+  var tile = byId(tileId);
   tile.textContent = '';
   tile.appendChild(img);
 }
@@ -653,15 +658,7 @@ function startGallery() {
 }
 
 function loadGalleryImage(n) {
-  var img = document.createElement('img');
-  img.id = 'gallery-pic-' + n;
-  img.alt = 'Photo ' + n;
-  img.width = 96;
-  img.height = 96;
-  img.src = 'img/shape' + (((n - 1) % 6) + 1) + '.svg';
-  var tile = byId('gallery-img-' + n);
-  tile.textContent = '';
-  tile.appendChild(img);
+  placePicture('gallery-img-' + n, 'gallery-pic-' + n, 'Photo ' + n, ((n - 1) % 6) + 1);
 }
 
 function stopGallery() {
