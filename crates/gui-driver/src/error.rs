@@ -66,6 +66,17 @@ pub enum Error {
 
     #[error("unexpected DevTools answer to {method}: {detail}")]
     BadReply { method: String, detail: String },
+
+    #[error("Xvfb not found (looked for {tried}); install Xvfb: apt-get install xvfb")]
+    XvfbNotFound { tried: String },
+
+    /// Xvfb or the desktop app did not come up: it exited early or showed no window in time.
+    #[error("{what}; its last output:\n{output}")]
+    DesktopStart { what: String, output: String },
+
+    /// The X server refused a request (a window vanished, a bad value).
+    #[error("X11 request {request} failed: {detail}")]
+    X11 { request: String, detail: String },
 }
 
 impl Error {

@@ -8,6 +8,8 @@
 //! Backends:
 //! - [`ChromiumDevice`]: Debian Chromium, headless, over the DevTools protocol with our own
 //!   small synchronous client ([`cdp`] module docs say why); JS precise coverage per step.
+//! - [`DesktopDevice`]: an X11 app on its own [`Xvfb`], driven through XTEST, with Java
+//!   and Python exceptions read from its stderr.
 //! - [`Simulator`]: an in-process app model drawn to pixels, deterministic and fast, with
 //!   seeded faults, for unit tests of strategies.
 //!
@@ -28,6 +30,7 @@
 
 mod cdp;
 mod chromium;
+mod desktop;
 mod error;
 mod jscov;
 mod serve;
@@ -36,6 +39,7 @@ mod simulator;
 use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size};
 
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
+pub use desktop::{DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb};
 pub use error::{Error, Result};
 pub use jscov::JsCoverage;
 pub use serve::StaticServer;

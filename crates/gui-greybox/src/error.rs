@@ -11,6 +11,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Device(#[from] gui_driver::Error),
+    #[error(transparent)]
+    Run(#[from] gui_explore::Error),
     #[error("{path}: not a grey-box model: {message}")]
     BadFile { path: PathBuf, message: String },
 }

@@ -1,15 +1,23 @@
 //! Grey-box GUI testing (Arlt, Bertolini, Schäf, Banerjee, Memon, ISSTA 2012).
 
+mod app;
 mod edg;
 mod error;
 mod generate;
 pub mod java;
 pub mod js;
 mod model;
+mod replay;
+mod rip;
 mod rw;
 
+pub use app::{GreyboxApp, LiveEvent};
 pub use edg::Edg;
 pub use error::{Error, Result};
-pub use generate::{Executable, Generated, abstract_sequences, blackbox_sequences, executable_sequences};
+pub use generate::{
+    Executable, Generated, abstract_sequences, blackbox_sequences, executable_sequences,
+};
 pub use model::{Efg, Event, EventKind, HandlerRef};
+pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay};
+pub use rip::{RipConfig, Ripped, rip};
 pub use rw::ReadWrite;

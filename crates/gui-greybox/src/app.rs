@@ -1,0 +1,64 @@
+//! What the ripper and the replayer need from a running application.
+
+use gui_core::{Action, ActionKind, ActionParam, Point, Target};
+use gui_driver::Device;
+
+use crate::{Event, EventKind, Result};
+
+/// An event the GUI offers at this moment, and where to fire it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveEvent {
+    pub event: Event,
+    /// Where a click lands, in viewport coordinates.
+    pub at: Point,
+}
+
+impl LiveEvent {
+    /// The device action that fires this event; `input` is typed into fields.
+    pub fn action(&self, input: &str) -> Action {
+        let target = Some(Target::Point(self.at));
+        match self.event.kind {
+            EventKind::Click => Action {
+                kind: ActionKind::Click,
+                target,
+                param: None,
+            },
+            EventKind::Input => Action {
+                kind: ActionKind::Input,
+                target,
+                param: Some(ActionParam::Text(format!("{input}\n"))),
+            },
+        }
+    }
+}
+
+/// An application under test as the grey-box tools see it: a device plus a way to list
+/// the events that are enabled and visible right now (the grey box looks inside: the DOM
+/// on the web, the vision pipeline and the class files on the desktop).
+pub trait GreyboxApp {
+    fn device(&mut self) -> &mut dyn Device;
+
+    /// The test case's precondition: the app restarted with fresh state.
+    fn reset(&mut self) -> Result<()> {
+        self.device().restart()?;
+        self.settle()
+    }
+
+    /// Events that can be fired now, in a stable order (reading order on screen).
+    fn available(&mut self) -> Result<Vec<LiveEvent>>;
+
+    /// Fires one event offered by [`available`](Self::available).
+    fn fire(&mut self, live: &LiveEvent, input: &str) -> Result<()> {
+        let action = live.action(input);
+        self.device().perform(&action)?;
+        self.settle()
+    }
+
+    /// Waits until the GUI has handled the last event and redrawn.
+    fn settle(&mut self) -> Result<()>;
+
+    /// One line naming the app, for run folders.
+    fn describe(&mut self) -> String {
+        self.device().describe()
+    }
+}
