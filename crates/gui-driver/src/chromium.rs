@@ -360,9 +360,24 @@ impl ChromiumDevice {
     /// Evaluates a JS expression in the page and returns its JSON value (for tests and
     /// grey-box analyses; strategies must not depend on it).
     pub fn evaluate(&mut self, expression: &str) -> Result<Value> {
+        self.evaluate_in(expression, false)
+    }
+
+    /// Like [`evaluate`](Self::evaluate), with the DevTools command-line API in scope
+    /// (`getEventListeners(node)` and the like), for grey-box analyses of the page.
+    pub fn evaluate_with_command_line_api(&mut self, expression: &str) -> Result<Value> {
+        self.evaluate_in(expression, true)
+    }
+
+    fn evaluate_in(&mut self, expression: &str, command_line_api: bool) -> Result<Value> {
         let r = self.browser()?.call(
             "Runtime.evaluate",
-            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+            json!({
+                "expression": expression,
+                "returnByValue": true,
+                "awaitPromise": true,
+                "includeCommandLineAPI": command_line_api,
+            }),
         )?;
         if let Some(ex) = r.get("exceptionDetails") {
             let text = ex["exception"]["description"]

@@ -32,11 +32,8 @@ impl Edg {
                 continue;
             }
             for (e2, later) in rw.iter().enumerate() {
-                let shared: Vec<String> = earlier
-                    .writes
-                    .intersection(&later.reads)
-                    .cloned()
-                    .collect();
+                let shared: Vec<String> =
+                    earlier.writes.intersection(&later.reads).cloned().collect();
                 if !shared.is_empty() {
                     edg.edges[e].insert(e2, shared.len());
                     edg.fields.insert((e, e2), shared);

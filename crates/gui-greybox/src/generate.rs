@@ -74,9 +74,9 @@ pub fn abstract_sequences(edg: &Edg, len: usize, top: Option<usize>) -> Vec<Vec<
                 let ranked = search.ranked(last, remaining);
                 let Some(&best) = ranked.first() else { break };
                 let free = ranked.iter().copied().find(|&s| {
-                    !mine
-                        .iter()
-                        .any(|taken| taken.len() > pi.len() && taken.starts_with(&pi) && taken[pi.len()] == s)
+                    !mine.iter().any(|taken| {
+                        taken.len() > pi.len() && taken.starts_with(&pi) && taken[pi.len()] == s
+                    })
                 });
                 pi.push(free.unwrap_or(best));
             }

@@ -1,6 +1,8 @@
 //! Grey-box GUI testing (Arlt, Bertolini, Schäf, Banerjee, Memon, ISSTA 2012).
 
 mod app;
+#[cfg(feature = "desktop")]
+pub mod desktop;
 mod edg;
 mod error;
 mod generate;
@@ -10,6 +12,7 @@ mod model;
 mod replay;
 mod rip;
 mod rw;
+pub mod web;
 
 pub use app::{GreyboxApp, LiveEvent};
 pub use edg::Edg;

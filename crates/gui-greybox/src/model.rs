@@ -105,7 +105,9 @@ impl Efg {
         }
         for (e, succ) in self.follows.iter().enumerate() {
             if let Some(s) = succ.iter().find(|&&s| s >= n) {
-                return bad(format!("event {e} is followed by {s}, which does not exist"));
+                return bad(format!(
+                    "event {e} is followed by {s}, which does not exist"
+                ));
             }
         }
         let mut ids = BTreeSet::new();

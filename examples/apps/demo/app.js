@@ -62,6 +62,7 @@ var state = {
   feed: { timer: null, offer: null },
   galleryTimers: [],
   settings: { dark: false, notifications: true },
+  notifier: null,              // announces home-counter milestones (set in init)
   helpOpen: false,
   confirmOpen: false
 };
@@ -174,6 +175,16 @@ function renderHome() {
 function incrementHomeCounter() {
   state.homeCounter += 1;
   renderHome();
+  state.notifier.count(state.homeCounter);
+}
+
+/* Announces every tenth click of the home counter while notifications are on. */
+function makeNotifier() {
+  return {
+    count: function (n) {
+      if (n % 10 === 0) showMessage('home-note', 'You reached ' + n + ' clicks.');
+    }
+  };
 }
 
 /* ---------- login / account ---------- */
@@ -685,6 +696,8 @@ function toggleDark() {
 
 function toggleNotifications() {
   state.settings.notifications = byId('settings-notify').checked;
+  // Bug F: with notifications off the home counter's notifier is gone.
+  state.notifier = state.settings.notifications ? makeNotifier() : null;
   showMessage('settings-status', '');
 }
 
@@ -774,6 +787,7 @@ function bindEvents() {
 }
 
 function init() {
+  state.notifier = makeNotifier();
   bindEvents();
   renderHeader();
   applyTheme();

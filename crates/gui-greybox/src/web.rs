@@ -1,0 +1,358 @@
+//! Web applications in Chromium: the grey box looks into the DOM for the events that are
+//! enabled now and into the page's scripts for the code their handlers run.
+//!
+//! # Which elements are events
+//!
+//! An element is an event when it is rendered inside the viewport, not disabled, is the
+//! element (or contains the element) a click at its centre hits, and either is a native
+//! control (button, link, input, select, text area, summary, content-editable), has a
+//! control role, or has its own listener for a click-like event. Text fields (and text
+//! areas, content-editable elements) are `Input` events: the replayer types the run's
+//! input text and presses Enter. Everything else is a `Click`.
+//!
+//! The window of an event is the open dialog it sits in (`dialog[open]`, `role=dialog`,
+//! `aria-modal`), otherwise the page's URL path and hash.
+//!
+//! # Which code handles an event
+//!
+//! The listeners the DevTools command-line API reports for the element and for each of its
+//! ancestors up to `document` and `window` (delegation), of the event types the kind
+//! triggers (a click also triggers `change`, `input` and a form's `submit`), plus jQuery's
+//! own handler table (`jQuery._data(el, "events")`, delegated entries only when the
+//! element matches their selector). Each listener function's source text is looked up in
+//! the page's scripts (fetched once from the page's origin), which gives its script and
+//! position, and [`JsAnalysis::function_at`] gives the analysed function. Bound and native
+//! functions have no source text and are skipped; for them the static registrations of
+//! [`JsAnalysis::handlers`] with the element's `#id` are used.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use gui_core::Point;
+use gui_driver::{ChromiumDevice, Device};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::js::{JsAnalysis, JsConfig, Script, ScriptError};
+use crate::{Error, Event, EventKind, GreyboxApp, HandlerRef, LiveEvent, ReadWrite, Result};
+
+/// How long to wait for the page to settle after an event.
+#[derive(Debug, Clone, Copy)]
+pub struct WebSettle {
+    /// The DOM must stay unchanged this long.
+    pub quiet: Duration,
+    /// Give up waiting after this long.
+    pub cap: Duration,
+}
+
+impl Default for WebSettle {
+    fn default() -> Self {
+        WebSettle {
+            quiet: Duration::from_millis(120),
+            cap: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// A web application in Chromium, seen as a grey box.
+#[derive(Debug)]
+pub struct WebApp {
+    device: ChromiumDevice,
+    scripts: Vec<Script>,
+    analysis: JsAnalysis,
+    settle: WebSettle,
+    /// Listener source text -> where it is defined.
+    located: HashMap<String, Option<HandlerRef>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Found {
+    events: Vec<FoundEvent>,
+    fns: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FoundEvent {
+    id: String,
+    label: String,
+    window: String,
+    input: bool,
+    x: f64,
+    y: f64,
+    fns: Vec<usize>,
+    elem_id: Option<String>,
+}
+
+impl WebApp {
+    /// Reads the page's scripts and analyses them. `device` shows the app's start page.
+    pub fn new(mut device: ChromiumDevice, js: &JsConfig) -> Result<WebApp> {
+        let scripts = fetch_scripts(&mut device)?;
+        let analysis = JsAnalysis::analyse(&scripts, js);
+        for e in analysis.errors() {
+            tracing::warn!("{e}");
+        }
+        Ok(WebApp {
+            device,
+            scripts,
+            analysis,
+            settle: WebSettle::default(),
+            located: HashMap::new(),
+        })
+    }
+
+    pub fn with_settle(mut self, settle: WebSettle) -> WebApp {
+        self.settle = settle;
+        self
+    }
+
+    pub fn analysis(&self) -> &JsAnalysis {
+        &self.analysis
+    }
+
+    pub fn scripts(&self) -> &[Script] {
+        &self.scripts
+    }
+
+    pub fn script_errors(&self) -> &[ScriptError] {
+        self.analysis.errors()
+    }
+
+    pub fn chromium(&mut self) -> &mut ChromiumDevice {
+        &mut self.device
+    }
+
+    pub fn into_device(self) -> ChromiumDevice {
+        self.device
+    }
+
+    /// What the handlers of `event` read and write, calls followed (Algorithm 1's
+    /// `getFieldsRead`/`getFieldsWritten`).
+    pub fn read_write(&self, event: &Event) -> ReadWrite {
+        let mut rw = ReadWrite::default();
+        for h in &event.handlers {
+            if let HandlerRef::Js {
+                script,
+                line,
+                column,
+            } = h
+                && let Some(f) = self.analysis.function_at(script, *line, *column)
+            {
+                rw.merge(&self.analysis.read_write(f));
+            }
+        }
+        rw
+    }
+
+    fn locate(&mut self, source: &str) -> Option<HandlerRef> {
+        if let Some(found) = self.located.get(source) {
+            return found.clone();
+        }
+        let found = if source.contains("[native code]") {
+            None
+        } else {
+            self.scripts.iter().find_map(|s| {
+                let at = s.source.find(source)?;
+                let before = &s.source[..at];
+                let line = before.matches('\n').count() as u32;
+                let column = (at - before.rfind('\n').map_or(0, |i| i + 1)) as u32;
+                Some(HandlerRef::Js {
+                    script: s.name.clone(),
+                    line,
+                    column,
+                })
+            })
+        };
+        self.located.insert(source.to_owned(), found.clone());
+        found
+    }
+
+    /// Static registrations naming the element `#id`, for listeners whose source cannot be
+    /// read (bound functions).
+    fn static_handlers(&self, elem_id: &str) -> Vec<HandlerRef> {
+        let selector = format!("#{elem_id}");
+        self.analysis
+            .handlers()
+            .iter()
+            .filter(|h| h.selector.as_deref() == Some(selector.as_str()))
+            .filter_map(|h| {
+                let f = &self.analysis.functions()[h.function?];
+                Some(HandlerRef::Js {
+                    script: f.script.clone(),
+                    line: f.line,
+                    column: f.column,
+                })
+            })
+            .collect()
+    }
+}
+
+impl GreyboxApp for WebApp {
+    fn device(&mut self) -> &mut dyn Device {
+        &mut self.device
+    }
+
+    fn available(&mut self) -> Result<Vec<LiveEvent>> {
+        let value = self.device.evaluate_with_command_line_api(FIND_EVENTS)?;
+        let found: Found = serde_json::from_value(value).map_err(|e| Error::BadModel {
+            what: format!("the page's event list did not parse: {e}"),
+        })?;
+        let located: Vec<Option<HandlerRef>> =
+            found.fns.iter().map(|src| self.locate(src)).collect();
+        let mut out = Vec::with_capacity(found.events.len());
+        for f in found.events {
+            let mut handlers: Vec<HandlerRef> = f
+                .fns
+                .iter()
+                .filter_map(|&i| located.get(i).cloned().flatten())
+                .collect();
+            if let Some(id) = &f.elem_id {
+                for h in self.static_handlers(id) {
+                    if !handlers.contains(&h) {
+                        handlers.push(h);
+                    }
+                }
+            }
+            handlers.sort();
+            handlers.dedup();
+            out.push(LiveEvent {
+                event: Event {
+                    id: f.id,
+                    label: f.label,
+                    window: f.window,
+                    kind: if f.input {
+                        EventKind::Input
+                    } else {
+                        EventKind::Click
+                    },
+                    handlers,
+                },
+                at: Point::new(f.x.round() as i32, f.y.round() as i32),
+            });
+        }
+        Ok(out)
+    }
+
+    fn settle(&mut self) -> Result<()> {
+        let expr = format!(
+            "new Promise(done => {{ let last = performance.now(); const start = last; \
+             const obs = new MutationObserver(() => {{ last = performance.now(); }}); \
+             obs.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}}); \
+             const tick = () => {{ const now = performance.now(); \
+               if (now - last >= {quiet} || now - start >= {cap}) {{ obs.disconnect(); done(true); }} \
+               else setTimeout(tick, 20); }}; setTimeout(tick, 20); }})",
+            quiet = self.settle.quiet.as_millis(),
+            cap = self.settle.cap.as_millis()
+        );
+        match self.device.evaluate(&expr) {
+            Ok(_) => Ok(()),
+            // A page that navigates while we wait destroys the promise: it has changed, and
+            // the next call finds the new page.
+            Err(e) if !e.is_device_lost() => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The page's own scripts: external ones from the page's origin (fetched by the page
+/// itself, so they are exactly what it runs) and inline ones, named `<page>#inline-N`.
+fn fetch_scripts(device: &mut ChromiumDevice) -> Result<Vec<Script>> {
+    let v = device.evaluate(
+        "Promise.all(Array.from(document.scripts).map((s, i) => s.src \
+           ? (new URL(s.src).origin === location.origin \
+               ? fetch(s.src).then(r => r.text()).then(t => [s.src, t]).catch(() => null) \
+               : null) \
+           : [location.origin + location.pathname + '#inline-' + i, s.textContent]))",
+    )?;
+    let mut scripts = Vec::new();
+    for pair in v.as_array().into_iter().flatten() {
+        if let (Some(name), Some(source)) = (
+            pair.get(0).and_then(Value::as_str),
+            pair.get(1).and_then(Value::as_str),
+        ) {
+            scripts.push(Script {
+                name: name.to_owned(),
+                source: source.to_owned(),
+            });
+        }
+    }
+    Ok(scripts)
+}
+
+/// Lists the enabled, visible events of the page with their listener functions' sources.
+const FIND_EVENTS: &str = r#"(() => {
+  const CLICK = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'change', 'input', 'submit', 'dblclick'];
+  const TYPE = ['input', 'change', 'keydown', 'keyup', 'keypress', 'submit', 'click', 'focus'];
+  const ROLES = ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'switch', 'slider'];
+  const TEXT = ['text', 'email', 'password', 'search', 'number', 'url', 'tel', ''];
+  const fns = [], fnIndex = new Map();
+  const fnId = f => { if (typeof f !== 'function') return -1; if (!fnIndex.has(f)) { fnIndex.set(f, fns.length); fns.push(String(f)); } return fnIndex.get(f); };
+  const jq = window.jQuery;
+  const own = (node) => {
+    const out = [];
+    let ls = {};
+    try { ls = getEventListeners(node) || {}; } catch (e) { }
+    for (const t in ls) for (const l of ls[t]) out.push({ type: t, fn: l.listener, sel: null });
+    if (jq && jq._data) {
+      const ev = jq._data(node, 'events');
+      if (ev) for (const t in ev) for (const h of ev[t]) out.push({ type: t, fn: h.handler, sel: h.selector || null });
+    }
+    return out;
+  };
+  const isText = el => (el.tagName === 'INPUT' && TEXT.includes((el.getAttribute('type') || '').toLowerCase()))
+    || el.tagName === 'TEXTAREA' || el.isContentEditable;
+  const native = el => ['BUTTON', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(el.tagName)
+    || (el.tagName === 'A' && el.hasAttribute('href'))
+    || (el.tagName === 'INPUT' && el.type !== 'hidden') || el.isContentEditable;
+  const winOf = el => {
+    const d = el.closest('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]');
+    if (d) return 'dialog ' + (d.id ? '#' + d.id : (d.getAttribute('aria-label') || d.tagName.toLowerCase()));
+    return location.pathname + location.hash;
+  };
+  const selectorOf = el => {
+    if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length === 1) return '#' + CSS.escape(el.id);
+    const parts = [];
+    let n = el;
+    while (n && n.nodeType === 1 && n !== document.documentElement) {
+      if (n.id && document.querySelectorAll('#' + CSS.escape(n.id)).length === 1) { parts.unshift('#' + CSS.escape(n.id)); break; }
+      let i = 1, s = n;
+      while ((s = s.previousElementSibling)) if (s.tagName === n.tagName) i++;
+      parts.unshift(n.tagName.toLowerCase() + ':nth-of-type(' + i + ')');
+      n = n.parentElement;
+    }
+    return parts.join(' > ');
+  };
+  const labelOf = el => {
+    const t = (el.getAttribute('aria-label') || el.innerText || el.value || el.placeholder || el.title || el.name || el.id || el.tagName).toString();
+    return t.replace(/\s+/g, ' ').trim().slice(0, 60);
+  };
+  const W = innerWidth, H = innerHeight;
+  const events = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.disabled || el.closest('[inert]')) continue;
+    const ownLs = own(el);
+    const role = (el.getAttribute('role') || '').toLowerCase();
+    const input = isText(el);
+    const kinds = input ? TYPE : CLICK;
+    if (!native(el) && !ROLES.includes(role) && !ownLs.some(l => kinds.includes(l.type))) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= W || y >= H) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.pointerEvents === 'none') continue;
+    const hit = document.elementFromPoint(x, y);
+    if (!hit || !(hit === el || el.contains(hit) || (el.labels && [...el.labels].some(l => l.contains(hit))))) continue;
+    const ids = [];
+    for (let n = el; n; n = n.parentNode) {
+      for (const l of (n === el ? ownLs : own(n))) {
+        if (!kinds.includes(l.type)) continue;
+        if (l.sel && !(n !== el && el.matches(l.sel))) continue;
+        ids.push(fnId(l.fn));
+      }
+      if (n === document) { for (const l of own(window)) if (kinds.includes(l.type)) ids.push(fnId(l.fn)); }
+    }
+    events.push({ id: selectorOf(el) + (input ? ' type' : ' click'), label: labelOf(el), window: winOf(el),
+      input, x, y, fns: [...new Set(ids.filter(i => i >= 0))], elem_id: el.id || null });
+  }
+  return { events, fns };
+})()"#;
