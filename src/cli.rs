@@ -335,6 +335,17 @@ impl TargetArgs {
                 _server: None,
             });
         }
+        let (device, url, server) = self.start_chromium()?;
+        Ok(Target {
+            device: Box::new(device),
+            url,
+            _server: server,
+        })
+    }
+
+    /// Serves the app if needed and starts Chromium on it (ignores `--device`): for tools
+    /// that need the browser itself, such as the grey-box ripper, which reads the DOM.
+    pub fn start_chromium(&self) -> Result<(ChromiumDevice, String, Option<StaticServer>)> {
         let (url, server) = match (&self.url, &self.app_dir) {
             (Some(u), _) => {
                 if !(u.starts_with("http://")
@@ -365,11 +376,7 @@ impl TargetArgs {
         }
         let device = ChromiumDevice::launch(&url, config)
             .with_context(|| format!("starting Chromium on {url}"))?;
-        Ok(Target {
-            device: Box::new(device),
-            url,
-            _server: server,
-        })
+        Ok((device, url, server))
     }
 }
 

@@ -248,6 +248,77 @@ impl Reach {
     }
 }
 
+/// How test cases are chosen: the paper's Table 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Mode {
+    /// Algorithms 2 and 3 on the EDG and the EFG (configurations D, E, F).
+    Greybox { len: usize, top: Option<usize> },
+    /// Every EFG path of `len` events (configurations A, B, C).
+    Blackbox { len: usize },
+}
+
+impl Mode {
+    /// The paper's configuration letter, when this is one of Table 3's.
+    pub fn configuration(&self) -> Option<char> {
+        match *self {
+            Mode::Blackbox { len: 1 } => Some('A'),
+            Mode::Blackbox { len: 2 } => Some('B'),
+            Mode::Blackbox { len: 3 } => Some('C'),
+            Mode::Greybox { len: 2, top: None } => Some('D'),
+            Mode::Greybox { len: 3, top: Some(50) } => Some('E'),
+            Mode::Greybox { len: 3, top: Some(100) } => Some('F'),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Mode::Blackbox { len } => write!(f, "blackbox len={len}"),
+            Mode::Greybox { len, top: None } => write!(f, "greybox len={len} top=inf"),
+            Mode::Greybox { len, top: Some(t) } => write!(f, "greybox len={len} top={t}"),
+        }?;
+        if let Some(c) = self.configuration() {
+            write!(f, " ({c})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The test cases of one configuration, and what producing them cost.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Plan {
+    pub mode: Mode,
+    /// Abstract sequences (grey-box) or sampled EFG paths (black-box).
+    pub abstract_sequences: usize,
+    pub generated: Generated,
+    /// Wall time of generation (Algorithms 2 and 3, or path enumeration), in ms.
+    pub generation_ms: f64,
+}
+
+/// Generates the test cases of `mode` from the EFG and (for the grey-box modes) the EDG.
+pub fn plan(efg: &Efg, edg: &Edg, mode: Mode) -> Plan {
+    let started = std::time::Instant::now();
+    let (abstract_count, generated) = match mode {
+        Mode::Greybox { len, top } => {
+            let pi = abstract_sequences(edg, len, top);
+            (pi.len(), executable_sequences(efg, &pi))
+        }
+        Mode::Blackbox { len } => {
+            let g = blackbox_sequences(efg, len);
+            (g.sequences.len() + g.duplicates, g)
+        }
+    };
+    Plan {
+        mode,
+        abstract_sequences: abstract_count,
+        generated,
+        generation_ms: started.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,9 +39,11 @@
 //!   as a global somewhere); reading `document` or `Math` alone is not. Function names
 //!   used as values are not reads. The receiver of a method call is read; the method
 //!   name itself is not.
-//! * **Writes.** Targets of `=`, compound assignment, `++`/`--` and `delete`, with their
-//!   prefixes of at least two names; the strict prefixes are read too, as `GETFIELD
-//!   mainWindow` precedes `PUTFIELD text` in Listing 2. Calling a built-in mutating method
+//! * **Writes.** Targets of `=`, compound assignment, `++`/`--` and `delete`: the whole
+//!   path only. Its strict prefixes of at least two names are read, as `GETFIELD
+//!   mainWindow` precedes `PUTFIELD text` in Listing 2. (Writing the prefixes too would
+//!   make every handler that touches `state.list.x` depend on every reader of
+//!   `state.list.y`, and the EDG nearly complete.) Calling a built-in mutating method
 //!   (`push`, `pop`, `shift`, `unshift`, `splice`, `sort`, `reverse`, `fill`, `set`, `add`,
 //!   `delete`, `clear`, `remove`, `toggle`, `setItem`, `removeItem`, `setAttribute`,
 //!   `removeAttribute`) writes its receiver; when the call reaches an application method

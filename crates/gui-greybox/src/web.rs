@@ -17,7 +17,8 @@
 //!
 //! The listeners the DevTools command-line API reports for the element and for each of its
 //! ancestors up to `document` and `window` (delegation), of the event types the kind
-//! triggers (a click also triggers `change`, `input` and a form's `submit`), plus jQuery's
+//! triggers (a click also triggers `change`, `input` and a form's `submit`; typing stops
+//! below `document`, whose key listeners are the page's keyboard shortcuts), plus jQuery's
 //! own handler table (`jQuery._data(el, "events")`, delegated entries only when the
 //! element matches their selector). Each listener function's source text is looked up in
 //! the page's scripts (fetched once from the page's origin), which gives its script and
@@ -343,13 +344,15 @@ const FIND_EVENTS: &str = r#"(() => {
     const hit = document.elementFromPoint(x, y);
     if (!hit || !(hit === el || el.contains(hit) || (el.labels && [...el.labels].some(l => l.contains(hit))))) continue;
     const ids = [];
-    for (let n = el; n; n = n.parentNode) {
+    // Typing runs the field's and its form's listeners; listeners on document and window
+    // for key events are the page's keyboard shortcuts, other events than typing text.
+    for (let n = el; n && !(input && (n === document || n === document.documentElement)); n = n.parentNode) {
       for (const l of (n === el ? ownLs : own(n))) {
         if (!kinds.includes(l.type)) continue;
         if (l.sel && !(n !== el && el.matches(l.sel))) continue;
         ids.push(fnId(l.fn));
       }
-      if (n === document) { for (const l of own(window)) if (kinds.includes(l.type)) ids.push(fnId(l.fn)); }
+      if (n === document && !input) { for (const l of own(window)) if (kinds.includes(l.type)) ids.push(fnId(l.fn)); }
     }
     events.push({ id: selectorOf(el) + (input ? ' type' : ' click'), label: labelOf(el), window: winOf(el),
       input, x, y, fns: [...new Set(ids.filter(i => i >= 0))], elem_id: el.id || null });

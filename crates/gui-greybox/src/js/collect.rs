@@ -452,16 +452,12 @@ impl<'a> Collector<'a, '_> {
         let Some(function) = self.current() else {
             return;
         };
-        if path.len() == 1 {
-            function.own.writes.insert(path[0].clone());
+        // Only the assigned path is written; the objects on the way to it are read, as
+        // `GETFIELD mainWindow` and then `PUTFIELD text` in Listing 2.
+        for n in 2..path.len() {
+            function.own.reads.insert(join(path[..n].iter()));
         }
-        for n in 2..=path.len() {
-            let prefix = join(path[..n].iter());
-            if n < path.len() {
-                function.own.reads.insert(prefix.clone());
-            }
-            function.own.writes.insert(prefix);
-        }
+        function.own.writes.insert(join(path.iter()));
     }
 
     /// `path.push(x)` and the like write `path`, unless the call reaches an application
