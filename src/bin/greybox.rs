@@ -135,6 +135,9 @@ fn main() -> Result<()> {
                 ripped.fired,
                 ripped.broken_paths
             );
+            for f in &ripped.failed {
+                eprintln!("greybox: firing failed while ripping: {f}");
+            }
             (ripped.efg, ripped.duration_ms)
         }
     };

@@ -47,6 +47,8 @@ pub struct Ripped {
     pub fired: usize,
     /// Reaching paths that could not be replayed (the GUI did not offer a recorded event).
     pub broken_paths: usize,
+    /// Events whose firing failed (the app hung or died), with the error.
+    pub failed: Vec<String>,
     pub duration_ms: u64,
     /// Crashes and errors the rip itself ran into: bugs found for free.
     #[serde(skip)]
@@ -63,6 +65,7 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
     let mut signals = Vec::new();
     let mut fired = 0;
     let mut broken_paths = 0;
+    let mut failed = Vec::new();
 
     app.reset()?;
     signals.extend(app.device().drain_signals()?);
@@ -108,7 +111,15 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
                 current = None;
                 continue;
             };
-            app.fire(&target, &config.input)?;
+            if let Err(e) = app.fire(&target, &config.input) {
+                // The event hung or killed the app: it stays in the EFG with no
+                // successors, and the next event starts from a reset app.
+                tracing::warn!("ripping {}: {e}", target.event.id);
+                efg.add_event(target.event.clone());
+                failed.push(format!("{}: {e}", target.event.id));
+                current = None;
+                continue;
+            }
             fired += 1;
             signals.extend(app.device().drain_signals()?);
             let after = app.available()?;
@@ -131,6 +142,7 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
         efg,
         fired,
         broken_paths,
+        failed,
         duration_ms: started.elapsed().as_millis() as u64,
         signals,
     })

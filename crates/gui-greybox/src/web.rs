@@ -23,8 +23,9 @@
 //! element matches their selector). Each listener function's source text is looked up in
 //! the page's scripts (fetched once from the page's origin), which gives its script and
 //! position, and [`JsAnalysis::function_at`] gives the analysed function. Bound and native
-//! functions have no source text and are skipped; for them the static registrations of
-//! [`JsAnalysis::handlers`] with the element's `#id` are used.
+//! functions have no source text and are skipped. When none of an element's listeners
+//! could be located (bound functions, framework dispatchers), the static registrations of
+//! [`JsAnalysis::handlers`] whose selector the element matches are used instead.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -64,6 +65,10 @@ pub struct WebApp {
     settle: WebSettle,
     /// Listener source text -> where it is defined.
     located: HashMap<String, Option<HandlerRef>>,
+    /// Static registrations with a selector, and the function each registers.
+    statics: Vec<(String, HandlerRef)>,
+    /// `statics`' selectors as a JSON array, handed to the page.
+    statics_json: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,7 +86,8 @@ struct FoundEvent {
     x: f64,
     y: f64,
     fns: Vec<usize>,
-    elem_id: Option<String>,
+    #[serde(default)]
+    statics: Vec<usize>,
 }
 
 impl WebApp {
@@ -92,12 +98,33 @@ impl WebApp {
         for e in analysis.errors() {
             tracing::warn!("{e}");
         }
+        let statics: Vec<(String, HandlerRef)> = analysis
+            .handlers()
+            .iter()
+            .filter_map(|h| {
+                let f = &analysis.functions()[h.function?];
+                Some((
+                    h.selector.clone()?,
+                    HandlerRef::Js {
+                        script: f.script.clone(),
+                        line: f.line,
+                        column: f.column,
+                    },
+                ))
+            })
+            .collect();
+        let statics_json = serde_json::to_string(
+            &statics.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
+        )
+        .expect("strings serialise");
         Ok(WebApp {
             device,
             scripts,
             analysis,
             settle: WebSettle::default(),
             located: HashMap::new(),
+            statics,
+            statics_json,
         })
     }
 
@@ -166,25 +193,6 @@ impl WebApp {
         self.located.insert(source.to_owned(), found.clone());
         found
     }
-
-    /// Static registrations naming the element `#id`, for listeners whose source cannot be
-    /// read (bound functions).
-    fn static_handlers(&self, elem_id: &str) -> Vec<HandlerRef> {
-        let selector = format!("#{elem_id}");
-        self.analysis
-            .handlers()
-            .iter()
-            .filter(|h| h.selector.as_deref() == Some(selector.as_str()))
-            .filter_map(|h| {
-                let f = &self.analysis.functions()[h.function?];
-                Some(HandlerRef::Js {
-                    script: f.script.clone(),
-                    line: f.line,
-                    column: f.column,
-                })
-            })
-            .collect()
-    }
 }
 
 impl GreyboxApp for WebApp {
@@ -193,7 +201,8 @@ impl GreyboxApp for WebApp {
     }
 
     fn available(&mut self) -> Result<Vec<LiveEvent>> {
-        let value = self.device.evaluate_with_command_line_api(FIND_EVENTS)?;
+        let expr = FIND_EVENTS.replace("STATIC_SELECTORS", &self.statics_json);
+        let value = self.device.evaluate_with_command_line_api(&expr)?;
         let found: Found = serde_json::from_value(value).map_err(|e| Error::BadModel {
             what: format!("the page's event list did not parse: {e}"),
         })?;
@@ -206,12 +215,12 @@ impl GreyboxApp for WebApp {
                 .iter()
                 .filter_map(|&i| located.get(i).cloned().flatten())
                 .collect();
-            if let Some(id) = &f.elem_id {
-                for h in self.static_handlers(id) {
-                    if !handlers.contains(&h) {
-                        handlers.push(h);
-                    }
-                }
+            if handlers.is_empty() {
+                handlers.extend(
+                    f.statics
+                        .iter()
+                        .filter_map(|&i| self.statics.get(i).map(|(_, h)| h.clone())),
+                );
             }
             handlers.sort();
             handlers.dedup();
@@ -256,11 +265,15 @@ impl GreyboxApp for WebApp {
 
 /// The page's own scripts: external ones from the page's origin (fetched by the page
 /// itself, so they are exactly what it runs) and inline ones, named `<page>#inline-N`.
+/// Script elements of other types (templates) and scripts the server does not have are
+/// left out.
 fn fetch_scripts(device: &mut ChromiumDevice) -> Result<Vec<Script>> {
     let v = device.evaluate(
-        "Promise.all(Array.from(document.scripts).map((s, i) => s.src \
+        "Promise.all(Array.from(document.scripts).map((s, i) => \
+           !['', 'text/javascript', 'application/javascript', 'module'].includes((s.type || '').toLowerCase()) ? null \
+           : s.src \
            ? (new URL(s.src).origin === location.origin \
-               ? fetch(s.src).then(r => r.text()).then(t => [s.src, t]).catch(() => null) \
+               ? fetch(s.src).then(r => r.ok ? r.text().then(t => [s.src, t]) : null).catch(() => null) \
                : null) \
            : [location.origin + location.pathname + '#inline-' + i, s.textContent]))",
     )?;
@@ -326,6 +339,7 @@ const FIND_EVENTS: &str = r#"(() => {
     const t = (el.getAttribute('aria-label') || el.innerText || el.value || el.placeholder || el.title || el.name || el.id || el.tagName).toString();
     return t.replace(/\s+/g, ' ').trim().slice(0, 60);
   };
+  const STATICS = STATIC_SELECTORS;
   const W = innerWidth, H = innerHeight;
   const events = [];
   for (const el of document.querySelectorAll('body *')) {
@@ -355,7 +369,8 @@ const FIND_EVENTS: &str = r#"(() => {
       if (n === document && !input) { for (const l of own(window)) if (kinds.includes(l.type)) ids.push(fnId(l.fn)); }
     }
     events.push({ id: selectorOf(el) + (input ? ' type' : ' click'), label: labelOf(el), window: winOf(el),
-      input, x, y, fns: [...new Set(ids.filter(i => i >= 0))], elem_id: el.id || null });
+      input, x, y, fns: [...new Set(ids.filter(i => i >= 0))],
+      statics: STATICS.map((sel, i) => { try { return el.matches(sel) || el.matches(sel + ' *') ? i : -1; } catch (e) { return -1; } }).filter(i => i >= 0) });
   }
   return { events, fns };
 })()"#;
