@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gui_explore::{StopReason, Summary};
+use gui_core::Size;
+use gui_greybox::desktop::SwingApp;
 use gui_greybox::js::JsConfig;
 use gui_greybox::web::WebApp;
 use gui_greybox::{
@@ -55,9 +57,57 @@ struct Cli {
     /// Extra names of app functions that register event handlers (like todomvc's `$on`).
     #[arg(long, value_delimiter = ',')]
     helpers: Vec<String>,
+    /// A Java Swing app instead of a web app: its class folders or jars (comma separated).
+    /// It runs under Xvfb and is ripped through its pixels.
+    #[arg(long, value_delimiter = ',', value_name = "PATHS", requires = "java_main")]
+    java_classpath: Vec<PathBuf>,
+    /// Compile the Java sources in this folder with javac first (into the run folder) and
+    /// add the classes to the class path.
+    #[arg(long, value_name = "DIR", requires = "java_main")]
+    java_sources: Option<PathBuf>,
+    /// The Java app's main class.
+    #[arg(long, value_name = "CLASS")]
+    java_main: Option<String>,
+    /// Screen size of the X server for a Java app, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1024x768", value_parser = parse_screen)]
+    screen: Size,
     /// Run folder (default: runs/greybox-<unix time>).
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+fn parse_screen(s: &str) -> Result<Size, String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
+    match (w.parse::<u32>(), h.parse::<u32>()) {
+        (Ok(w), Ok(h)) if (64..=8192).contains(&w) && (64..=8192).contains(&h) => {
+            Ok(Size::new(w, h))
+        }
+        _ => Err(format!("`{s}` is not WIDTHxHEIGHT with sides 64..=8192")),
+    }
+}
+
+/// The app under test, on the web or on the desktop.
+enum App {
+    Web(Box<WebApp>),
+    Swing(Box<SwingApp>),
+}
+
+impl App {
+    fn gui(&mut self) -> &mut dyn GreyboxApp {
+        match self {
+            App::Web(a) => a.as_mut(),
+            App::Swing(a) => a.as_mut(),
+        }
+    }
+
+    fn read_write(&self, event: &gui_greybox::Event) -> ReadWrite {
+        match self {
+            App::Web(a) => a.read_write(event),
+            App::Swing(a) => a.read_write(event),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,23 +141,48 @@ fn main() -> Result<()> {
             top: cli.top.0,
         },
     };
-    let (device, url, _server) = cli.target.start_chromium()?;
-    let mut js = JsConfig::default();
-    js.helper_names.extend(cli.helpers.iter().cloned());
-    let mut app = WebApp::new(device, &js).context("reading the app's scripts")?;
-    for e in app.script_errors() {
-        eprintln!("greybox: skipped part of the analysis: {e}");
-    }
     let dir = cli.out.clone().unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         PathBuf::from("runs").join(format!("greybox-{t}"))
     });
+    let mut _server = None;
+    let (mut app, url) = match &cli.java_main {
+        Some(main) => {
+            let mut classpath = cli.java_classpath.clone();
+            if let Some(src) = &cli.java_sources {
+                let out = dir.join("classes");
+                let classes = gui_greybox::java::compile_java(src, &out)
+                    .with_context(|| format!("--java-sources {}", src.display()))?;
+                classpath.push(classes);
+            }
+            if classpath.is_empty() {
+                bail!("--java-main {main}: give --java-classpath or --java-sources");
+            }
+            let app = SwingApp::launch(&classpath, main, cli.screen)
+                .with_context(|| format!("starting the Java app {main}"))?;
+            for e in app.class_errors() {
+                eprintln!("greybox: skipped a class file: {e}");
+            }
+            (App::Swing(Box::new(app)), format!("java {main}"))
+        }
+        None => {
+            let (device, url, server) = cli.target.start_chromium()?;
+            _server = server;
+            let mut js = JsConfig::default();
+            js.helper_names.extend(cli.helpers.iter().cloned());
+            let app = WebApp::new(device, &js).context("reading the app's scripts")?;
+            for e in app.script_errors() {
+                eprintln!("greybox: skipped part of the analysis: {e}");
+            }
+            (App::Web(Box::new(app)), url)
+        }
+    };
     let meta = json!({
         "strategy": "greybox",
         "url": url,
-        "device": app.describe(),
+        "device": app.gui().describe(),
         "greybox": { "mode": mode, "input": cli.input, "max_events": cli.max_events,
                      "max_depth": cli.max_depth, "limit": cli.limit },
         "throttle": "settle",
@@ -125,7 +200,7 @@ fn main() -> Result<()> {
                 input: cli.input.clone(),
                 ..RipConfig::default()
             };
-            let ripped = rip(&mut app, &config).context("ripping the GUI")?;
+            let ripped = rip(app.gui(), &config).context("ripping the GUI")?;
             eprintln!(
                 "greybox: ripped {} events, {} EFG edges, {} states in {:.1} s ({} events fired, {} broken paths)",
                 ripped.efg.len(),
@@ -194,9 +269,9 @@ fn main() -> Result<()> {
     let config = ReplayConfig {
         input: cli.input.clone(),
     };
-    let out = replay(&mut app, &efg, &cases, Some(&mut recorder), &config)
+    let out = replay(app.gui(), &efg, &cases, Some(&mut recorder), &config)
         .context("replaying the test cases")?;
-    let summary = summary(&out, &app.describe_device(), mode);
+    let summary = summary(&out, &app.gui().describe(), mode);
     recorder.finish(&summary)?;
     let row = json!({
         "mode": mode,
@@ -240,16 +315,6 @@ fn main() -> Result<()> {
     }
     println!("report: {}", report.display());
     Ok(())
-}
-
-trait Describe {
-    fn describe_device(&mut self) -> String;
-}
-
-impl Describe for WebApp {
-    fn describe_device(&mut self) -> String {
-        GreyboxApp::describe(self)
-    }
 }
 
 fn summary(out: &ReplayOutcome, device: &str, mode: Mode) -> Summary {

@@ -155,8 +155,18 @@ impl WebApp {
 
     /// What the handlers of `event` read and write, calls followed (Algorithm 1's
     /// `getFieldsRead`/`getFieldsWritten`).
+    ///
+    /// Typing is itself a write: an `Input` event on `#x` writes `#x.value`, which the
+    /// handlers that read the field (`byId('x').value`) depend on.
     pub fn read_write(&self, event: &Event) -> ReadWrite {
         let mut rw = ReadWrite::default();
+        if event.kind == EventKind::Input
+            && let Some(selector) = event.id.strip_suffix(" type")
+            && selector.starts_with('#')
+            && !selector.contains([' ', '>'])
+        {
+            rw.writes.insert(format!("{selector}.value"));
+        }
         for h in &event.handlers {
             if let HandlerRef::Js {
                 script,
