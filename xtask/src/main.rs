@@ -1,6 +1,7 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
 //! - `setup`       install what runs and tests need: Debian chromium + chromium-driver + libxml2-utils,
+//!   xvfb + x11-apps + default-jdk (desktop device, grey-box Swing tests),
 //!   PyPI apted for the tree-edit-distance cross-check
 //! - `ted-compare` tree edit distance against the PyPI apted package, same trees, ratios
 //! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
@@ -17,11 +18,13 @@
 //! - `adat-data`   frames of GUI transitions labelled full/partial for the AdaT classifier
 //! - `adat-train`  train the shipped AdaT classifier and the 3-layer CNN baseline, held-out scores
 //! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
+//! - `greybox-bench` grey-box (EDG) against black-box (EFG) test cases: the paper's Table 4
 
 mod adat_bench;
 mod adat_data;
 mod canny_compare;
 mod compare;
+mod greybox_bench;
 mod layout_embedder;
 mod models;
 mod rl_bench;
@@ -40,7 +43,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench>";
+     adat-data | adat-train | adat-bench | greybox-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -65,6 +68,7 @@ fn main() -> Result<()> {
         "adat-data" => adat_data::run(rest),
         "adat-bench" => adat_bench::run(rest),
         "adat-train" => adat_bench::train(rest),
+        "greybox-bench" => greybox_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -188,6 +192,11 @@ fn browser() -> Result<()> {
         ("/usr/lib/chromium/chromium", "chromium", true),
         ("/usr/bin/chromedriver", "chromium-driver", true),
         ("/usr/bin/xmllint", "libxml2-utils", false),
+        // The desktop device and the grey-box Swing tests: an X server, X11 test apps and
+        // a JDK (javac and AWT).
+        ("/usr/bin/Xvfb", "xvfb", false),
+        ("/usr/bin/xmessage", "x11-apps", false),
+        ("/usr/bin/javac", "default-jdk", false),
     ]
     .into_iter()
     .filter(|(_, _, browser)| !(*browser && own_chromium.is_some()))
@@ -195,7 +204,7 @@ fn browser() -> Result<()> {
     .map(|(_, pkg, _)| pkg)
     .collect();
     if needed.is_empty() {
-        eprintln!("setup: chromium, chromium-driver and libxml2-utils are installed");
+        eprintln!("setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-apps and a JDK are installed");
         return Ok(());
     }
     let install = format!("apt-get update && apt-get install -y {}", needed.join(" "));
