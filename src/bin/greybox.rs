@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use gui_explore::{StopReason, Summary};
 use gui_core::Size;
+use gui_explore::{StopReason, Summary};
 use gui_greybox::desktop::SwingApp;
 use gui_greybox::js::JsConfig;
 use gui_greybox::web::WebApp;
@@ -59,7 +59,12 @@ struct Cli {
     helpers: Vec<String>,
     /// A Java Swing app instead of a web app: its class folders or jars (comma separated).
     /// It runs under Xvfb and is ripped through its pixels.
-    #[arg(long, value_delimiter = ',', value_name = "PATHS", requires = "java_main")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PATHS",
+        requires = "java_main"
+    )]
     java_classpath: Vec<PathBuf>,
     /// Compile the Java sources in this folder with javac first (into the run folder) and
     /// add the classes to the class path.

@@ -104,11 +104,7 @@ pub fn run(rest: &[String]) -> Result<()> {
             greybox(
                 &bin,
                 &target,
-                &[
-                    "--dry-run",
-                    "--max-events",
-                    &o.max_events.to_string(),
-                ],
+                &["--dry-run", "--max-events", &o.max_events.to_string()],
                 &rip_dir,
             )?;
         }
@@ -191,7 +187,10 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
     for (app, c, r) in rows {
         let cov = &r["coverage"];
         let ratio = |a: &str, b: &str| {
-            let (a, b) = (cov[a].as_f64().unwrap_or(0.0), cov[b].as_f64().unwrap_or(0.0));
+            let (a, b) = (
+                cov[a].as_f64().unwrap_or(0.0),
+                cov[b].as_f64().unwrap_or(0.0),
+            );
             if b > 0.0 { 100.0 * a / b } else { f64::NAN }
         };
         let _ = writeln!(
@@ -219,7 +218,11 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
         "| app | es D / es B | functions D - B | bytes D - B (points) | D covers B | signals only D finds |\n|---|---|---|---|---|---|"
     );
     for app in &o.apps {
-        let find = |c: char| rows.iter().find(|(a, k, _)| a == app && *k == c).map(|r| &r.2);
+        let find = |c: char| {
+            rows.iter()
+                .find(|(a, k, _)| a == app && *k == c)
+                .map(|r| &r.2)
+        };
         let (Some(b), Some(d)) = (find('B'), find('D')) else {
             continue;
         };
@@ -245,8 +248,16 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
             n(d, "sequences") / n(b, "sequences").max(1.0),
             c(d, "functions_covered") - c(b, "functions_covered"),
             bytes(d) - bytes(b),
-            if c(d, "functions_covered") >= c(b, "functions_covered") { "yes" } else { "no" },
-            if only_d.is_empty() { "-".to_owned() } else { only_d.join("; ") }
+            if c(d, "functions_covered") >= c(b, "functions_covered") {
+                "yes"
+            } else {
+                "no"
+            },
+            if only_d.is_empty() {
+                "-".to_owned()
+            } else {
+                only_d.join("; ")
+            }
         );
     }
     s

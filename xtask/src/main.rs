@@ -204,7 +204,9 @@ fn browser() -> Result<()> {
     .map(|(_, pkg, _)| pkg)
     .collect();
     if needed.is_empty() {
-        eprintln!("setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-apps and a JDK are installed");
+        eprintln!(
+            "setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-apps and a JDK are installed"
+        );
         return Ok(());
     }
     let install = format!("apt-get update && apt-get install -y {}", needed.join(" "));

@@ -266,8 +266,14 @@ impl Mode {
             Mode::Blackbox { len: 2 } => Some('B'),
             Mode::Blackbox { len: 3 } => Some('C'),
             Mode::Greybox { len: 2, top: None } => Some('D'),
-            Mode::Greybox { len: 3, top: Some(50) } => Some('E'),
-            Mode::Greybox { len: 3, top: Some(100) } => Some('F'),
+            Mode::Greybox {
+                len: 3,
+                top: Some(50),
+            } => Some('E'),
+            Mode::Greybox {
+                len: 3,
+                top: Some(100),
+            } => Some('F'),
             _ => None,
         }
     }

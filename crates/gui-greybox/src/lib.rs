@@ -18,7 +18,8 @@ pub use app::{GreyboxApp, LiveEvent};
 pub use edg::Edg;
 pub use error::{Error, Result};
 pub use generate::{
-    Executable, Generated, Mode, Plan, abstract_sequences, blackbox_sequences, executable_sequences, plan,
+    Executable, Generated, Mode, Plan, abstract_sequences, blackbox_sequences,
+    executable_sequences, plan,
 };
 pub use model::{Efg, Event, EventKind, HandlerRef};
 pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay};

@@ -113,10 +113,9 @@ impl WebApp {
                 ))
             })
             .collect();
-        let statics_json = serde_json::to_string(
-            &statics.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
-        )
-        .expect("strings serialise");
+        let statics_json =
+            serde_json::to_string(&statics.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>())
+                .expect("strings serialise");
         Ok(WebApp {
             device,
             scripts,

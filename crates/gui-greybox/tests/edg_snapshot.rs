@@ -30,11 +30,20 @@ fn demo_app_edg_from_the_static_analysis() {
         .collect();
     events.sort();
     events.dedup();
-    let rw: Vec<_> = events.iter().map(|(_, f)| analysis.read_write(*f)).collect();
+    let rw: Vec<_> = events
+        .iter()
+        .map(|(_, f)| analysis.read_write(*f))
+        .collect();
     let edg = Edg::build(&rw);
     let mut out = String::new();
     for ((a, b), fields) in &edg.fields {
-        let _ = writeln!(out, "{} -> {}: {}", events[*a].0, events[*b].0, fields.join(", "));
+        let _ = writeln!(
+            out,
+            "{} -> {}: {}",
+            events[*a].0,
+            events[*b].0,
+            fields.join(", ")
+        );
     }
     insta::assert_snapshot!(out);
 }

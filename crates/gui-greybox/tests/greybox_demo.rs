@@ -12,15 +12,17 @@ use gui_greybox::{Edg, Mode, ReplayConfig, RipConfig, plan, replay, rip};
 fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
     let server = StaticServer::demo().expect("serve the demo app");
     let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
-        .unwrap_or_else(|e| {
-            panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}")
-        });
+        .unwrap_or_else(|e| panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}"));
     let mut app = WebApp::new(device, &JsConfig::default()).unwrap();
     assert!(app.script_errors().is_empty(), "{:?}", app.script_errors());
     let efg = rip(&mut app, &RipConfig::default()).unwrap().efg;
     let id = |s: &str| {
-        efg.index_of(s)
-            .unwrap_or_else(|| panic!("{s} not ripped: {:?}", efg.ids(&(0..efg.len()).collect::<Vec<_>>())))
+        efg.index_of(s).unwrap_or_else(|| {
+            panic!(
+                "{s} not ripped: {:?}",
+                efg.ids(&(0..efg.len()).collect::<Vec<_>>())
+            )
+        })
     };
     let (notify, home, counter) = (
         id("#settings-notify click"),
@@ -31,8 +33,16 @@ fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
     assert!(efg.follows[notify].contains(&home));
 
     let rw: Vec<_> = efg.events.iter().map(|e| app.read_write(e)).collect();
-    assert!(rw[notify].writes.contains("state.notifier"), "{:?}", rw[notify]);
-    assert!(rw[counter].reads.contains("state.notifier"), "{:?}", rw[counter]);
+    assert!(
+        rw[notify].writes.contains("state.notifier"),
+        "{:?}",
+        rw[notify]
+    );
+    assert!(
+        rw[counter].reads.contains("state.notifier"),
+        "{:?}",
+        rw[counter]
+    );
     let edg = Edg::build(&rw);
     assert!(edg.weight(notify, counter).is_some());
     // Typing into the coupon field feeds Apply (bug B's first half).
@@ -75,7 +85,9 @@ fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
     assert_eq!(out.broken, 0);
     let keys: Vec<&String> = out.signals.keys().collect();
     assert!(
-        keys.len() == 1 && keys[0].contains("reading 'count'") && keys[0].contains("incrementHomeCounter"),
+        keys.len() == 1
+            && keys[0].contains("reading 'count'")
+            && keys[0].contains("incrementHomeCounter"),
         "{keys:?}"
     );
 }

@@ -15,9 +15,7 @@ fn listing1() -> (StaticServer, WebApp) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/listing1/web");
     let server = StaticServer::folder(&dir, "index.html").expect("serve the Listing 1 page");
     let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
-        .unwrap_or_else(|e| {
-            panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}")
-        });
+        .unwrap_or_else(|e| panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}"));
     let app = WebApp::new(device, &JsConfig::default()).expect("read the page's scripts");
     (server, app)
 }
@@ -33,7 +31,10 @@ fn listing1_web_page_rip_generate_replay() {
     assert_eq!(efg.initial, [0, 1, 2].into());
     // Figure 1(b): the modal dialog hides the main window's buttons.
     let main = [0, 1, 2].into();
-    assert_eq!(efg.follows, vec![main, [0, 1, 2].into(), [3].into(), [0, 1, 2].into()]);
+    assert_eq!(
+        efg.follows,
+        vec![main, [0, 1, 2].into(), [3].into(), [0, 1, 2].into()]
+    );
     assert_eq!(efg.events[3].window, "dialog #dialog");
     assert_eq!(blackbox_sequences(efg, 2).sequences.len(), 10, "Table 1");
 
@@ -61,7 +62,14 @@ fn listing1_web_page_rip_generate_replay() {
         .collect();
     assert_eq!(seqs, ["e1,e3", "e2,e2", "e3", "e3,e4,e2"]);
 
-    let out = replay(&mut app, efg, &generated.sequences, None, &ReplayConfig::default()).unwrap();
+    let out = replay(
+        &mut app,
+        efg,
+        &generated.sequences,
+        None,
+        &ReplayConfig::default(),
+    )
+    .unwrap();
     assert_eq!(out.broken, 0);
     let failing: Vec<usize> = out
         .cases
