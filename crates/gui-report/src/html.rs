@@ -267,6 +267,13 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
         h.push_str("</section>\n");
         thumbs.cache.clear();
     }
+    if runs.iter().any(|r| r.greybox.is_some()) {
+        h.push_str("<section id=\"greybox\">\n<h2>Grey-box test cases</h2>\n");
+        for run in runs {
+            greybox_section(&mut h, run);
+        }
+        h.push_str("</section>\n");
+    }
     h.push_str("<section id=\"bugs\">\n<h2>Bugs</h2>\n");
     for (r, run) in runs.iter().enumerate() {
         bugs_section(&mut h, &mut thumbs, r, run);
@@ -579,6 +586,60 @@ fn step_list(steps: &[u64]) -> String {
         out.push(format!("and {} more", steps.len() - 10));
     }
     out.join(", ")
+}
+
+/// The figures of a `greybox` run (its `greybox.json`) and the test case behind each bug.
+fn greybox_section(h: &mut String, run: &RunFolder) {
+    let Some(g) = &run.greybox else { return };
+    let num = |k: &str| g[k].as_f64().unwrap_or(0.0);
+    let mode = &g["mode"];
+    let config = match (mode["mode"].as_str(), g["configuration"].as_str()) {
+        (Some(m), Some(c)) => format!("{m}, configuration {c}"),
+        (Some(m), None) => m.to_owned(),
+        _ => "unknown".to_owned(),
+    };
+    let _ = writeln!(
+        h,
+        "<p><code>{}</code>: {}, len {}, top {}.</p>
+<table>
+         <tr><th>events</th><th>EFG edges</th><th>EDG edges</th><th>test cases</th><th>replayed</th>         <th>broken</th><th>generation (ms)</th><th>per test case (ms)</th><th>execution (s)</th>         <th>per test case (s)</th></tr>
+         <tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>         <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}</td><td class=\"n\">{:.4}</td>         <td class=\"n\">{:.1}</td><td class=\"n\">{:.2}</td></tr>
+</table>",
+        escape(&run.dir.display().to_string()),
+        escape(&config),
+        mode["len"].as_u64().unwrap_or(0),
+        mode["top"].as_u64().map_or("∞".to_owned(), |t| t.to_string()),
+        num("events"),
+        num("efg_edges"),
+        num("edg_edges"),
+        num("sequences"),
+        num("replayed"),
+        num("broken"),
+        num("generation_ms"),
+        num("generation_ms_per_sequence"),
+        num("execution_s"),
+        num("execution_s_per_case"),
+    );
+    let bugs = g["bugs"].as_array().map_or(&[][..], Vec::as_slice);
+    if bugs.is_empty() {
+        return;
+    }
+    h.push_str("<table>\n<tr><th>bug</th><th>first found by the test case</th></tr>\n");
+    for b in bugs {
+        let seq: Vec<&str> = b["sequence"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|e| e.as_str())
+            .collect();
+        let _ = writeln!(
+            h,
+            "<tr><td><code>{}</code></td><td>{}</td></tr>",
+            escape(b["key"].as_str().unwrap_or("")),
+            escape(&seq.join(" → "))
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Each minimised bug: its key, how far it shrank, the kept steps and the command that

@@ -29,6 +29,9 @@ pub struct RunFolder {
     /// `minimised.json`, written by `replay --minimise`: each reproduced bug's steps cut
     /// down to those it needs.
     pub minimised: Vec<Minimised>,
+    /// `greybox.json`, written by the `greybox` binary: its configuration, test cases,
+    /// broken ones, generation and execution time, and the test case behind each bug.
+    pub greybox: Option<Value>,
 }
 
 impl RunFolder {
@@ -74,6 +77,7 @@ impl RunFolder {
         let summary = read_optional_json(&dir.join("summary.json"))?;
         let agent = read_optional_json(&dir.join("agent.json"))?;
         let minimised = read_optional_json(&dir.join("minimised.json"))?.unwrap_or_default();
+        let greybox = read_optional_json(&dir.join("greybox.json"))?;
         Ok(Self {
             dir: dir.into(),
             run,
@@ -82,6 +86,7 @@ impl RunFolder {
             summary,
             agent,
             minimised,
+            greybox,
         })
     }
 

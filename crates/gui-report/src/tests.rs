@@ -461,3 +461,36 @@ fn minimised_reproductions_are_shown_with_their_replay_command() {
     assert!(html.contains("TypeError: &lt;b&gt;"));
     assert!(html.contains("replay &#39;runs/x y&#39; --only-steps 13,26,40"));
 }
+
+#[test]
+fn greybox_runs_show_their_test_case_figures_and_the_sequence_behind_each_bug() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_run(dir.path(), true, true);
+    std::fs::write(
+        path.join("greybox.json"),
+        serde_json::json!({
+            "mode": {"mode": "greybox", "len": 2, "top": null},
+            "configuration": "D",
+            "events": 64, "efg_edges": 644, "edg_edges": 295, "sequences": 321,
+            "replayed": 321, "broken": 2, "generation_ms": 35.5,
+            "generation_ms_per_sequence": 0.11, "execution_s": 269.1,
+            "execution_s_per_case": 0.84,
+            "bugs": [{"key": "UncaughtException|TypeError: <b>", "first_case": 3,
+                      "sequence": ["#nav-settings click", "#a<img> click"]}],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let run = RunFolder::load(&path).unwrap();
+    assert!(run.greybox.is_some());
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert!(html.contains("<h2>Grey-box test cases</h2>"));
+    assert!(html.contains("greybox, configuration D, len 2, top ∞."));
+    assert!(html.contains("<td class=\"n\">321</td>"));
+    assert!(html.contains("#nav-settings click → #a&lt;img&gt; click"));
+    assert!(html.contains("TypeError: &lt;b&gt;"));
+    // Runs of other strategies have no such section.
+    let other = load(tempfile::tempdir().unwrap().path(), false, true);
+    let html = render_html(&[other], &HtmlOptions::default()).unwrap();
+    assert!(!html.contains("Grey-box test cases"));
+}
