@@ -328,3 +328,55 @@ fn pirltest_refuses_bad_models_and_settings_naming_them() {
         assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
     }
 }
+
+fn greybox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_greybox"))
+        .args(args)
+        .output()
+        .expect("run greybox")
+}
+
+#[test]
+fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
+    let out = greybox(&["--top", "0"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--top"), "{}", stderr(&out));
+    let out = greybox(&["--len", "9"]);
+    assert!(stderr(&out).contains("--len"), "{}", stderr(&out));
+    let out = greybox(&["--java-main", "Main"]);
+    assert!(
+        stderr(&out).contains("--java-classpath"),
+        "{}",
+        stderr(&out)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let efg = dir.path().join("efg.json");
+    std::fs::write(&efg, "{\"events\": [").unwrap();
+    let efg_s = efg.to_str().unwrap();
+    let out_dir = dir.path().join("run");
+    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("efg.json") && err.contains("not an event-flow graph"),
+        "{err}"
+    );
+    // Well-formed JSON whose edges point at events that do not exist.
+    std::fs::write(
+        &efg,
+        r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
+            "initial": [0], "follows": [[3]]}"#,
+    )
+    .unwrap();
+    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("efg.json") && err.contains("followed by 3"),
+        "{err}"
+    );
+    assert!(
+        !out_dir.join("run.json").exists(),
+        "nothing started, nothing written"
+    );
+}

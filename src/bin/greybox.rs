@@ -152,6 +152,15 @@ fn main() -> Result<()> {
             .map_or(0, |d| d.as_secs());
         PathBuf::from("runs").join(format!("greybox-{t}"))
     });
+    // Bad input fails before anything starts: an earlier rip that does not read, or a run
+    // folder that is already there.
+    let reused = cli.efg.as_deref().map(read_efg).transpose()?;
+    if dir.join("run.json").exists() {
+        bail!(
+            "{} already holds a run; choose another --out",
+            dir.display()
+        );
+    }
     let mut _server = None;
     let (mut app, url) = match &cli.java_main {
         Some(main) => {
@@ -196,8 +205,8 @@ fn main() -> Result<()> {
         .with_context(|| format!("creating run folder {}", dir.display()))?;
 
     // 1. The event-flow graph.
-    let (efg, rip_ms) = match &cli.efg {
-        Some(path) => (read_efg(path)?, 0),
+    let (efg, rip_ms) = match reused {
+        Some(efg) => (efg, 0),
         None => {
             let config = RipConfig {
                 max_events: cli.max_events,
