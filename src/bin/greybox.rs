@@ -296,6 +296,7 @@ fn main() -> Result<()> {
         "sequences": p.generated.sequences.len(),
         "replayed": cases.len(),
         "broken": out.broken,
+        "lost": out.cases.iter().filter(|c| c.lost.is_some()).count(),
         "unreachable_events": p.generated.unreachable.len(),
         "rip_s": rip_ms as f64 / 1e3,
         "generation_ms": p.generation_ms,

@@ -66,7 +66,13 @@ fn bench(c: &mut Criterion) {
     for (name, mode) in [
         ("B", Mode::Blackbox { len: 2 }),
         ("D", Mode::Greybox { len: 2, top: None }),
-        ("E", Mode::Greybox { len: 3, top: Some(50) }),
+        (
+            "E",
+            Mode::Greybox {
+                len: 3,
+                top: Some(50),
+            },
+        ),
     ] {
         let n = plan(&efg, &edg, mode).generated.sequences.len();
         eprintln!("generate: configuration {name}: {n} test cases");

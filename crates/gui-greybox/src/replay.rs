@@ -10,7 +10,7 @@ use gui_core::{CoverageSnapshot, Signal};
 use gui_explore::{RunRecorder, StepRecord, StepTimings};
 use serde::{Deserialize, Serialize};
 
-use crate::{Efg, Executable, GreyboxApp, Result};
+use crate::{Efg, Error, Executable, GreyboxApp, Result};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReplayConfig {
@@ -35,6 +35,10 @@ pub struct CaseOutcome {
     pub fired: usize,
     /// Position of the first event the GUI did not offer, if the sequence broke there.
     pub broken_at: Option<usize>,
+    /// Why the case ended early when the device was lost (the app hung or died); its
+    /// crash, if any, is among `signals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<String>,
     /// Keys of the signals (crashes, uncaught exceptions, console errors) seen in this
     /// test case, first occurrence order, each once.
     pub signals: Vec<String>,
@@ -82,6 +86,7 @@ pub fn replay(
             sequence: index,
             fired: 0,
             broken_at: None,
+            lost: None,
             signals: Vec::new(),
             duration_ms: 0,
         };
@@ -105,7 +110,14 @@ pub fn replay(
         for (pos, &e) in seq.events.iter().enumerate() {
             let id = &efg.events[e].id;
             let step_start = Instant::now();
-            let live = app.available()?.into_iter().find(|l| l.event.id == *id);
+            let live = match app.available() {
+                Ok(events) => events.into_iter().find(|l| l.event.id == *id),
+                Err(e) if is_lost(&e) => {
+                    case.lost = Some(e.to_string());
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
             let Some(live) = live else {
                 case.broken_at = Some(pos);
                 break;
@@ -114,11 +126,13 @@ pub fn replay(
             let t = Instant::now();
             let error = app.fire(&live, &config.input).err();
             let action_ms = t.elapsed().as_secs_f64() * 1e3;
+            // An action the device refused stays in the step's `error` and the case goes
+            // on; a lost device (the app hung or died) ends the case, and the next one
+            // restarts the app.
             if let Some(e) = &error
-                && !matches!(e, crate::Error::Device(d) if !d.is_device_lost())
+                && is_lost(e)
             {
-                // A lost device ends the test case; the next one restarts it.
-                case.broken_at = Some(pos);
+                case.lost = Some(e.to_string());
             }
             let mut fresh = Vec::new();
             note(app.device().drain_signals()?, &mut case, &mut fresh);
@@ -141,12 +155,19 @@ pub fn replay(
                 elapsed_ms: started.elapsed().as_millis() as u64,
                 seen: None,
             });
-            if case.broken_at.is_some() {
+            if case.lost.is_some() {
                 break;
             }
         }
         if case.broken_at.is_some() {
             out.broken += 1;
+        }
+        if case.lost.is_some() {
+            // Bring the app back for the coverage and the picture; a crash report the
+            // device kept comes with it.
+            app.reset()?;
+            let mut fresh = Vec::new();
+            note(app.device().drain_signals()?, &mut case, &mut fresh);
         }
         let coverage = app.device().coverage()?;
         if coverage.is_some() {
@@ -166,9 +187,10 @@ pub fn replay(
             for s in &new_signals {
                 rec.append_signal(s, last, &rel)?;
             }
-            let detail = match case.broken_at {
-                Some(p) => format!("test case {index} broke at event {p}"),
-                None => format!("test case {index} done"),
+            let detail = match (&case.broken_at, &case.lost) {
+                (Some(p), _) => format!("test case {index} broke at event {p}"),
+                (None, Some(e)) => format!("test case {index} ended, device lost: {e}"),
+                (None, None) => format!("test case {index} done"),
             };
             rec.append_event(last, "test_case", &detail)?;
         }
@@ -177,4 +199,8 @@ pub fn replay(
     }
     out.duration_ms = started.elapsed().as_millis() as u64;
     Ok(out)
+}
+
+fn is_lost(e: &Error) -> bool {
+    matches!(e, Error::Device(d) if d.is_device_lost())
 }
