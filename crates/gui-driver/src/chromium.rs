@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use gui_core::{
@@ -859,12 +859,6 @@ fn signal_of(ev: &Event) -> Option<Signal> {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 impl Device for ChromiumDevice {
     fn platform(&self) -> Platform {
         Platform::Web
@@ -920,7 +914,7 @@ impl Device for ChromiumDevice {
             &png,
             "Chromium screenshot",
             scale,
-            now_ms(),
+            crate::now_ms(),
         )?)
     }
 
@@ -1079,7 +1073,7 @@ impl ChromiumDevice {
             })?;
         let timestamp_ms = ev.params["metadata"]["timestamp"]
             .as_f64()
-            .map_or_else(|| now_ms() as f64, |s| s * 1e3);
+            .map_or_else(|| crate::now_ms() as f64, |s| s * 1e3);
         Ok(Some(ScreencastFrame { timestamp_ms, png }))
     }
 
@@ -1100,7 +1094,7 @@ impl ChromiumDevice {
         duration: Duration,
         max: Size,
     ) -> Result<Vec<(u32, ScreencastFrame)>> {
-        let start = now_ms() as f64;
+        let start = crate::now_ms() as f64;
         let deadline = Instant::now() + duration;
         self.start_screencast(max)?;
         let mut out = Vec::new();

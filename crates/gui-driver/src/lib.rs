@@ -39,7 +39,9 @@ mod simulator;
 use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size};
 
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
-pub use desktop::{DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb};
+pub use desktop::{
+    DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb, main_window,
+};
 pub use error::{Error, Result};
 pub use jscov::JsCoverage;
 pub use serve::StaticServer;
@@ -80,4 +82,11 @@ pub trait Device {
 
     /// One line for logs and run folders: backend, version, target.
     fn describe(&self) -> String;
+}
+
+/// Milliseconds since the Unix epoch, the timestamp of screenshots.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

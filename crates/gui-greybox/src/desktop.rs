@@ -276,7 +276,7 @@ impl SwingApp {
             Err(e) => return Err(e.into()),
         };
         let windows = self.device.windows()?;
-        let Some(top) = top_window(&windows) else {
+        let Some(top) = gui_driver::main_window(&windows) else {
             return Ok(None);
         };
         let widgets = self.read_widgets(&shot, top.rect)?;
@@ -448,19 +448,6 @@ impl GreyboxApp for SwingApp {
             }
         }
     }
-}
-
-/// The window the user works in: the top-most one with an area, ordinary windows before
-/// override-redirect ones (tooltips and popups).
-fn top_window(windows: &[DesktopWindow]) -> Option<DesktopWindow> {
-    let sized = |w: &&DesktopWindow| w.rect.width > 1 && w.rect.height > 1;
-    windows
-        .iter()
-        .rev()
-        .filter(sized)
-        .find(|w| !w.override_redirect)
-        .or_else(|| windows.iter().rev().find(sized))
-        .cloned()
 }
 
 /// The smallest edge box around `text` that holds no other text line and is not much

@@ -20,7 +20,7 @@ use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use gui_core::{
     Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal,
@@ -685,8 +685,11 @@ impl DesktopDevice {
     }
 }
 
-/// The topmost ordinary window with an area, else the topmost of any kind.
-fn main_window(windows: &[DesktopWindow]) -> Option<DesktopWindow> {
+/// The window the user works in, from windows in stacking order (bottom first): the
+/// topmost ordinary window with an area, else the topmost of any kind (override-redirect
+/// windows are tooltips and popups). Without a window manager a new window goes on top,
+/// so a dialog that just opened is the one.
+pub fn main_window(windows: &[DesktopWindow]) -> Option<DesktopWindow> {
     let sized = |w: &&DesktopWindow| w.rect.width > 1 && w.rect.height > 1;
     windows
         .iter()
@@ -695,12 +698,6 @@ fn main_window(windows: &[DesktopWindow]) -> Option<DesktopWindow> {
         .find(|w| !w.override_redirect)
         .or_else(|| windows.iter().rev().find(sized))
         .cloned()
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 impl Device for DesktopDevice {
@@ -715,7 +712,7 @@ impl Device for DesktopDevice {
     fn screenshot(&mut self) -> Result<Screenshot> {
         self.app_alive()?;
         let pixels = self.x.capture()?;
-        Ok(Screenshot::new(pixels, 1.0, now_ms())?)
+        Ok(Screenshot::new(pixels, 1.0, crate::now_ms())?)
     }
 
     fn perform(&mut self, action: &Action) -> Result<()> {
