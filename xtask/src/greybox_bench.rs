@@ -8,6 +8,10 @@
 //! signals. Configuration D (grey-box, len 2) is checked against B (black-box, len 2):
 //! the ratio of test cases, and whether D covers at least what B covers.
 //!
+//! Apps: `demo`, the subjects of `xtask/subjects.toml` by name, and the paper's Listing 1
+//! as `listing1-web` and `listing1-swing` (a Swing app under Xvfb). Finished runs are
+//! reused (delete `<out>/<app>/<configuration>` to run one again).
+//!
 //! Writes `target/greybox-bench/report.md` (with the run folders beside it) and prints it.
 
 use std::fmt::Write as _;
@@ -70,8 +74,25 @@ fn config_args(c: char) -> &'static [&'static str] {
 
 /// `--app-dir`/`--entry` (or nothing, for the bundled demo) of an app.
 fn app_args(name: &str) -> Result<Vec<String>> {
-    if name == "demo" {
-        return Ok(Vec::new());
+    let listing1 = crate::root().join("crates/gui-greybox/tests/data/listing1");
+    match name {
+        "demo" => return Ok(Vec::new()),
+        // The paper's example, as a web page and as a Swing app under Xvfb.
+        "listing1-web" => {
+            return Ok(vec![
+                "--app-dir".into(),
+                listing1.join("web").display().to_string(),
+            ]);
+        }
+        "listing1-swing" => {
+            return Ok(vec![
+                "--java-sources".into(),
+                listing1.join("java").display().to_string(),
+                "--java-main".into(),
+                "MainWindow".into(),
+            ]);
+        }
+        _ => {}
     }
     let list = crate::subject_list()?;
     let s = list
@@ -111,11 +132,14 @@ pub fn run(rest: &[String]) -> Result<()> {
         let efg = rip_dir.join("efg.json");
         for &c in &o.configs {
             let dir = o.out.join(app).join(c.to_string());
-            remove(&dir)?;
-            let mut args: Vec<&str> = config_args(c).to_vec();
-            let efg_s = efg.display().to_string();
-            args.extend(["--efg", efg_s.as_str()]);
-            greybox(&bin, &target, &args, &dir)?;
+            // A finished run is reused: delete its folder to run it again.
+            if !dir.join("greybox.json").is_file() {
+                remove(&dir)?;
+                let mut args: Vec<&str> = config_args(c).to_vec();
+                let efg_s = efg.display().to_string();
+                args.extend(["--efg", efg_s.as_str()]);
+                greybox(&bin, &target, &args, &dir)?;
+            }
             let row = read_json(&dir.join("greybox.json"))?;
             rows.push((app.clone(), c, row));
         }
