@@ -57,6 +57,13 @@ pub trait GreyboxApp {
     /// Waits until the GUI has handled the last event and redrawn.
     fn settle(&mut self) -> Result<()>;
 
+    /// Waits at the end of a test case for the work its last event started (timers,
+    /// loads), so that their effects are covered and their errors seen before the app
+    /// restarts. By default one more [`settle`](Self::settle).
+    fn finish(&mut self) -> Result<()> {
+        self.settle()
+    }
+
     /// One line naming the app, for run folders.
     fn describe(&mut self) -> String {
         self.device().describe()

@@ -162,6 +162,20 @@ pub fn replay(
         if case.broken_at.is_some() {
             out.broken += 1;
         }
+        if case.lost.is_none() {
+            match app.finish() {
+                Ok(()) => {
+                    let mut late = Vec::new();
+                    note(app.device().drain_signals()?, &mut case, &mut late);
+                    if let Some(step) = pending.last_mut() {
+                        step.new_signals.extend(late);
+                        step.signals_observed = case.signals.len() as u32;
+                    }
+                }
+                Err(e) if is_lost(&e) => case.lost = Some(e.to_string()),
+                Err(e) => return Err(e),
+            }
+        }
         if case.lost.is_some() {
             // Bring the app back for the coverage and the picture; a crash report the
             // device kept comes with it.

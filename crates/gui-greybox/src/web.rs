@@ -45,6 +45,12 @@ pub struct WebSettle {
     pub quiet: Duration,
     /// Give up waiting after this long.
     pub cap: Duration,
+    /// At the end of a test case, the DOM must stay unchanged this long: timers and loads
+    /// the last event started (the demo's feed shows its cards after 700 ms) run, and
+    /// their errors reach the oracle, before the next test case restarts the app.
+    pub end_quiet: Duration,
+    /// The longest wait at the end of a test case.
+    pub end_cap: Duration,
 }
 
 impl Default for WebSettle {
@@ -52,6 +58,8 @@ impl Default for WebSettle {
         WebSettle {
             quiet: Duration::from_millis(120),
             cap: Duration::from_millis(1000),
+            end_quiet: Duration::from_millis(400),
+            end_cap: Duration::from_millis(2000),
         }
     }
 }
@@ -252,6 +260,17 @@ impl GreyboxApp for WebApp {
     }
 
     fn settle(&mut self) -> Result<()> {
+        self.wait_quiet(self.settle.quiet, self.settle.cap)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.wait_quiet(self.settle.end_quiet, self.settle.end_cap)
+    }
+}
+
+impl WebApp {
+    /// Waits until the DOM has not changed for `quiet`, at most `cap`.
+    fn wait_quiet(&mut self, quiet: Duration, cap: Duration) -> Result<()> {
         let expr = format!(
             "new Promise(done => {{ let last = performance.now(); const start = last; \
              const obs = new MutationObserver(() => {{ last = performance.now(); }}); \
@@ -259,8 +278,8 @@ impl GreyboxApp for WebApp {
              const tick = () => {{ const now = performance.now(); \
                if (now - last >= {quiet} || now - start >= {cap}) {{ obs.disconnect(); done(true); }} \
                else setTimeout(tick, 20); }}; setTimeout(tick, 20); }})",
-            quiet = self.settle.quiet.as_millis(),
-            cap = self.settle.cap.as_millis()
+            quiet = quiet.as_millis(),
+            cap = cap.as_millis()
         );
         match self.device.evaluate(&expr) {
             Ok(_) => Ok(()),
