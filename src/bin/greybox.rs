@@ -227,6 +227,12 @@ fn main() -> Result<()> {
             for f in &ripped.failed {
                 eprintln!("greybox: firing failed while ripping: {f}");
             }
+            let mut keys: Vec<&str> = ripped.signals.iter().map(|s| s.key.as_str()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for k in keys {
+                eprintln!("greybox: seen while ripping: {k}");
+            }
             (ripped.efg, ripped.duration_ms)
         }
     };
