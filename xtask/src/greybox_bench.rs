@@ -217,9 +217,23 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
             );
             if b > 0.0 { 100.0 * a / b } else { f64::NAN }
         };
+        // Desktop apps have no coverage measure.
+        let (functions, bytes) = if cov.is_null() {
+            ("n/a".to_owned(), "n/a".to_owned())
+        } else {
+            (
+                format!(
+                    "{}/{} ({:.1}%)",
+                    cov["functions_covered"],
+                    cov["functions_total"],
+                    ratio("functions_covered", "functions_total")
+                ),
+                format!("{:.1}%", ratio("bytes_covered", "bytes_total")),
+            )
+        };
         let _ = writeln!(
             s,
-            "| {app} | {c} | {} | {} | {} | {} | {} | {:.1} | {:.3} | {:.1} | {:.2} | {}/{} ({:.1}%) | {:.1}% | {} |",
+            "| {app} | {c} | {} | {} | {} | {} | {} | {:.1} | {:.3} | {:.1} | {:.2} | {functions} | {bytes} | {} |",
             r["events"],
             r["efg_edges"],
             r["edg_edges"],
@@ -229,10 +243,6 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
             r["generation_ms_per_sequence"].as_f64().unwrap_or(0.0),
             r["execution_s"].as_f64().unwrap_or(0.0),
             r["execution_s_per_case"].as_f64().unwrap_or(0.0),
-            cov["functions_covered"],
-            cov["functions_total"],
-            ratio("functions_covered", "functions_total"),
-            ratio("bytes_covered", "bytes_total"),
             r["bugs"].as_array().map_or(0, Vec::len),
         );
     }
@@ -259,13 +269,26 @@ fn table(o: &Options, rows: &[(String, char, Value)]) -> String {
                 .into_iter()
                 .flatten()
                 .filter_map(|b| b["key"].as_str())
-                .map(|k| k.split('@').next().unwrap_or(k).to_owned())
+                .map(|k| k.split('@').next().unwrap_or(k).replace('|', "\\|"))
                 .collect()
         };
         let only_d: Vec<String> = keys(d)
             .into_iter()
             .filter(|k| !keys(b).contains(k))
             .collect();
+        if d["coverage"].is_null() {
+            let _ = writeln!(
+                s,
+                "| {app} | {:.2} | n/a | n/a | n/a | {} |",
+                n(d, "sequences") / n(b, "sequences").max(1.0),
+                if only_d.is_empty() {
+                    "-".to_owned()
+                } else {
+                    only_d.join("; ")
+                }
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
             "| {app} | {:.2} | {:+} | {:+.1} | {} | {} |",
