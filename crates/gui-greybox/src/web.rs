@@ -199,7 +199,9 @@ impl WebApp {
                 let at = s.source.find(source)?;
                 let before = &s.source[..at];
                 let line = before.matches('\n').count() as u32;
-                let column = (at - before.rfind('\n').map_or(0, |i| i + 1)) as u32;
+                // Columns count UTF-16 units, as DevTools and `function_at` do.
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = before[line_start..].encode_utf16().count() as u32;
                 Some(HandlerRef::Js {
                     script: s.name.clone(),
                     line,
