@@ -283,7 +283,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
 }
 
-fn parse_size(s: &str) -> Result<Size, String> {
+/// `WIDTHxHEIGHT` with each side in 64..=8192 (`--viewport`, `greybox --screen`).
+pub fn parse_size(s: &str) -> Result<Size, String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT, e.g. 1280x800"))?;
@@ -295,7 +296,7 @@ fn parse_size(s: &str) -> Result<Size, String> {
     let (w, h) = (parse(w)?, parse(h)?);
     if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {
         return Err(format!(
-            "viewport {w}x{h} out of range: each side must be 64..=8192"
+            "size {w}x{h} out of range: each side must be 64..=8192"
         ));
     }
     Ok(Size::new(w, h))
@@ -474,10 +475,9 @@ pub fn write_report(run_dir: &std::path::Path) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The closing line of a run: `NAME: steps, time, coverage, unique signals, median step`,
-/// then `extra` (", 5 pages" and the like).
-pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {
-    let cov = summary.coverage.map_or_else(
+/// Coverage for summary lines: `F/T functions, B% of bytes`, or `n/a`.
+pub fn coverage_text(coverage: Option<gui_core::CoverageSnapshot>) -> String {
+    coverage.map_or_else(
         || "n/a".to_owned(),
         |c| {
             format!(
@@ -487,7 +487,13 @@ pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {
                 100.0 * c.byte_ratio()
             )
         },
-    );
+    )
+}
+
+/// The closing line of a run: `NAME: steps, time, coverage, unique signals, median step`,
+/// then `extra` (", 5 pages" and the like).
+pub fn summary_line(strategy: &str, summary: &Summary, extra: &str) -> String {
+    let cov = coverage_text(summary.coverage);
     format!(
         "{strategy}: {} steps in {:.1} s, coverage {cov}, {} unique signals, median step {:.1} ms{extra}",
         summary.steps,

@@ -74,23 +74,11 @@ struct Cli {
     #[arg(long, value_name = "CLASS")]
     java_main: Option<String>,
     /// Screen size of the X server for a Java app, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1024x768", value_parser = parse_screen)]
+    #[arg(long, default_value = "1024x768", value_parser = cli::parse_size)]
     screen: Size,
     /// Run folder (default: runs/greybox-<unix time>).
     #[arg(long)]
     out: Option<PathBuf>,
-}
-
-fn parse_screen(s: &str) -> Result<Size, String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
-    match (w.parse::<u32>(), h.parse::<u32>()) {
-        (Ok(w), Ok(h)) if (64..=8192).contains(&w) && (64..=8192).contains(&h) => {
-            Ok(Size::new(w, h))
-        }
-        _ => Err(format!("`{s}` is not WIDTHxHEIGHT with sides 64..=8192")),
-    }
 }
 
 /// The app under test, on the web or on the desktop.
@@ -315,14 +303,7 @@ fn main() -> Result<()> {
     });
     write_json(&dir.join("greybox.json"), &row)?;
     let report = write_report(&dir)?;
-    let cov = out.coverage.map_or("n/a".to_owned(), |c| {
-        format!(
-            "{}/{} functions, {:.1}% of bytes",
-            c.functions_covered,
-            c.functions_total,
-            100.0 * c.byte_ratio()
-        )
-    });
+    let cov = cli::coverage_text(out.coverage);
     println!(
         "greybox {mode}: {} test cases ({} broken), {} events fired in {:.1} s, coverage {cov}, {} unique signals",
         cases.len(),

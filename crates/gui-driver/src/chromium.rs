@@ -766,18 +766,7 @@ impl ChromiumDevice {
                 self.apply_viewport()?;
             }
             WindowSize => {
-                let r = match action.param {
-                    Some(ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
-                    _ => {
-                        return Err(Error::BadAction {
-                            action: WindowSize,
-                            what: "a finite ratio parameter",
-                        });
-                    }
-                };
-                let base = self.config.viewport;
-                let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
-                self.viewport = Size::new(scaled(base.width), scaled(base.height));
+                self.viewport = crate::window_size_for(action, self.config.viewport)?;
                 self.split = false;
                 self.apply_viewport()?;
             }

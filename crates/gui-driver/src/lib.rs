@@ -90,3 +90,19 @@ pub(crate) fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
+
+/// The size a `window_size` action asks for: `base` scaled by the action's ratio, the ratio
+/// kept within 0.25-2 and each side at least 1. Both devices use it.
+pub(crate) fn window_size_for(action: &Action, base: Size) -> Result<Size> {
+    let r = match action.param {
+        Some(gui_core::ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
+        _ => {
+            return Err(Error::BadAction {
+                action: ActionKind::WindowSize,
+                what: "a finite ratio parameter",
+            });
+        }
+    };
+    let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
+    Ok(Size::new(scaled(base.width), scaled(base.height)))
+}

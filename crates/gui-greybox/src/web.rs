@@ -331,7 +331,10 @@ const FIND_EVENTS: &str = r#"(() => {
   const fns = [], fnIndex = new Map();
   const fnId = f => { if (typeof f !== 'function') return -1; if (!fnIndex.has(f)) { fnIndex.set(f, fns.length); fns.push(String(f)); } return fnIndex.get(f); };
   const jq = window.jQuery;
+  // Listeners per node, looked up once: the ancestors are shared by many elements.
+  const ownSeen = new Map();
   const own = (node) => {
+    if (ownSeen.has(node)) return ownSeen.get(node);
     const out = [];
     let ls = {};
     try { ls = getEventListeners(node) || {}; } catch (e) { }
@@ -340,6 +343,7 @@ const FIND_EVENTS: &str = r#"(() => {
       const ev = jq._data(node, 'events');
       if (ev) for (const t in ev) for (const h of ev[t]) out.push({ type: t, fn: h.handler, sel: h.selector || null });
     }
+    ownSeen.set(node, out);
     return out;
   };
   const isText = el => (el.tagName === 'INPUT' && TEXT.includes((el.getAttribute('type') || '').toLowerCase()))

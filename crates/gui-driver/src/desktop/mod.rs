@@ -549,7 +549,11 @@ impl DesktopDevice {
     }
 
     /// Moves and resizes the main window; the size is relative to its start size.
-    fn resize_main(&mut self, kind: ActionKind, rect: impl FnOnce(Rect) -> Rect) -> Result<()> {
+    fn resize_main(
+        &mut self,
+        kind: ActionKind,
+        rect: impl FnOnce(Rect) -> Result<Rect>,
+    ) -> Result<()> {
         let w = self.main_window()?.ok_or(Error::BadAction {
             action: kind,
             what: "a window of the app to resize",
@@ -559,7 +563,7 @@ impl DesktopDevice {
             _ => w.rect,
         };
         let screen = self.x.size();
-        let mut r = rect(start);
+        let mut r = rect(start)?;
         r.width = r.width.clamp(1, screen.width);
         r.height = r.height.clamp(1, screen.height);
         self.x.configure(w.id, r)
@@ -618,27 +622,18 @@ impl DesktopDevice {
                 let split = !self.split;
                 let screen = self.x.size();
                 self.resize_main(SplitScreen, |start| {
-                    if split {
+                    Ok(if split {
                         Rect::new(0, 0, screen.width / 2, screen.height)
                     } else {
                         start
-                    }
+                    })
                 })?;
                 self.split = split;
             }
             WindowSize => {
-                let r = match action.param {
-                    Some(ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
-                    _ => {
-                        return Err(Error::BadAction {
-                            action: WindowSize,
-                            what: "a finite ratio parameter",
-                        });
-                    }
-                };
-                let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
                 self.resize_main(WindowSize, |s| {
-                    Rect::new(s.x, s.y, scaled(s.width), scaled(s.height))
+                    let size = crate::window_size_for(action, Size::new(s.width, s.height))?;
+                    Ok(Rect::new(s.x, s.y, size.width, size.height))
                 })?;
                 self.split = false;
             }
