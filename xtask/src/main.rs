@@ -19,6 +19,7 @@
 //! - `adat-train`  train the shipped AdaT classifier and the 3-layer CNN baseline, held-out scores
 //! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
 //! - `greybox-bench` grey-box (EDG) against black-box (EFG) test cases: the paper's Table 4
+//! - `monkeypp-bench` Monkey++ against Monkey: interactions, the breadth-first bound, interface coverage
 
 mod adat_bench;
 mod adat_data;
@@ -27,6 +28,7 @@ mod compare;
 mod greybox_bench;
 mod layout_embedder;
 mod models;
+mod monkeypp_bench;
 mod rl_bench;
 mod vision;
 mod vision_data;
@@ -43,7 +45,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -69,6 +71,7 @@ fn main() -> Result<()> {
         "adat-bench" => adat_bench::run(rest),
         "adat-train" => adat_bench::train(rest),
         "greybox-bench" => greybox_bench::run(rest),
+        "monkeypp-bench" => monkeypp_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

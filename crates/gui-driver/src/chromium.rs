@@ -392,6 +392,26 @@ impl ChromiumDevice {
         Ok(r["result"]["value"].clone())
     }
 
+    /// Presses and releases one named key (`Escape`, `Tab`, `Enter`, ...), which goes to
+    /// the focused element: the web's way to dismiss a dialog, as Back does on Android.
+    /// `key_code` is the Windows virtual key code (27 for Escape).
+    pub fn press_key(&mut self, key: &str, key_code: u32) -> Result<()> {
+        let b = self.browser()?;
+        for kind in ["rawKeyDown", "keyUp"] {
+            b.call(
+                "Input.dispatchKeyEvent",
+                json!({
+                    "type": kind,
+                    "key": key,
+                    "code": key,
+                    "windowsVirtualKeyCode": key_code,
+                    "nativeVirtualKeyCode": key_code,
+                }),
+            )?;
+        }
+        Ok(())
+    }
+
     /// The viewport box of the first element matching a CSS selector, if it is rendered.
     pub fn element_rect(&mut self, selector: &str) -> Result<Option<Rect>> {
         let expr = format!(

@@ -1,0 +1,865 @@
+//! The Monkey++ search (Section V) and the breadth-first bound it is measured against.
+//!
+//! The search starts on the launch screen, takes the screen's UI vertices one by one and
+//! follows each into the code behind it, recursively exploring the screens that code
+//! launches, and goes back one screen when a screen has nothing left (Back, as on a
+//! device). Touching a control runs a *local search* from its UI vertex along listener,
+//! call and execution-order edges, which may not visit a vertex twice; lifecycle methods
+//! that the runtime model ([`ScreenStack`]) says run after a launch or a back get local
+//! searches of their own. Local searches may overlap, which is how the same lifecycle
+//! code runs each time a screen comes back.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    AppModel, Compiled, EdgeKind, Effect, Error, Result, Reuse, ScreenStack, Transition, VertexKind,
+};
+
+/// Knobs of the search.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SearchConfig {
+    /// What launching a screen already on the stack does: Android brings it to the front
+    /// (the paper), a browser pushes a new history entry.
+    pub reuse: Reuse,
+    /// Screens deeper than this are not launched by the search.
+    pub max_depth: usize,
+    /// Touch the controls that stay on the screen first, then the ones that launch
+    /// another screen, then the ones that close it: each screen is then left once. With
+    /// `false`, controls are taken in model order (the paper's plain DFS).
+    pub local_first: bool,
+    /// States the breadth-first bound may expand before it gives up and reports the
+    /// simple lower bound instead.
+    pub bound_states: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            reuse: Reuse::BringToFront,
+            max_depth: 32,
+            local_first: true,
+            bound_states: 2_000_000,
+        }
+    }
+}
+
+/// One interaction with the device.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interaction {
+    /// Touch (or type into) the control of a UI vertex, by vertex id.
+    Touch(String),
+    /// The device's back button (history back on the web, Escape for a dialog).
+    Back,
+    /// Start the app again after its last screen was finished.
+    Relaunch,
+}
+
+/// One step of a plan, with the coverage after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    pub interaction: Interaction,
+    /// The screen on top before the step.
+    pub screen: String,
+    /// The screen stack after the step, bottom first.
+    pub stack: Vec<String>,
+    /// UI vertices covered so far.
+    pub covered_ui: usize,
+    pub covered_methods: usize,
+    pub covered_statements: usize,
+}
+
+/// The interactions the search chose and what they cover.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchPlan {
+    pub app: String,
+    pub steps: Vec<PlanStep>,
+    pub ui_total: usize,
+    pub methods_total: usize,
+    pub statements_total: usize,
+    /// UI vertices the search did not reach, by id.
+    pub unreached: Vec<String>,
+    /// Local searches run (touches and lifecycle callbacks).
+    pub local_searches: usize,
+}
+
+impl SearchPlan {
+    pub fn interactions(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn covered_ui(&self) -> usize {
+        self.steps.last().map_or(0, |s| s.covered_ui)
+    }
+
+    /// Covered UI vertices over all UI vertices of the model (Definition 3).
+    pub fn interface_coverage(&self) -> f64 {
+        if self.ui_total == 0 {
+            return 1.0;
+        }
+        self.covered_ui() as f64 / self.ui_total as f64
+    }
+
+    /// Ids of the UI vertices the plan touches, in first-touch order.
+    pub fn touched(&self) -> Vec<String> {
+        let mut seen = HashSet::new();
+        self.steps
+            .iter()
+            .filter_map(|s| match &s.interaction {
+                Interaction::Touch(id) if seen.insert(id.clone()) => Some(id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Precomputed effects: what touching each UI vertex does, and what each lifecycle
+/// callback does, to the stack.
+#[derive(Debug, Clone)]
+struct Effects {
+    /// Per vertex: the first effect a local search from it meets.
+    reach: Vec<Option<Effect>>,
+}
+
+impl Effects {
+    fn new(c: &Compiled<'_>) -> Effects {
+        let reach = (0..c.model.vertices.len())
+            .map(|v| {
+                let mut first = None;
+                local_walk(c, v, |w| {
+                    if first.is_none() {
+                        first = c.statement_effect(w).cloned();
+                    }
+                });
+                first
+            })
+            .collect();
+        Effects { reach }
+    }
+
+    /// What touching a UI vertex does: its own declared effect, else the first effect of
+    /// its listener code.
+    fn touch(&self, c: &Compiled<'_>, ui: usize) -> Option<Effect> {
+        c.ui_effect(ui).cloned().or_else(|| self.reach[ui].clone())
+    }
+
+    fn lifecycle(&self, c: &Compiled<'_>, t: &Transition<usize>) -> Option<Effect> {
+        c.lifecycle
+            .get(&(t.screen, t.hook))?
+            .iter()
+            .find_map(|&m| self.reach[m].clone())
+    }
+}
+
+/// A depth-first walk from `start` that visits no vertex twice (one local search). Calls
+/// are followed before the next statement, as they run first.
+fn local_walk(c: &Compiled<'_>, start: usize, mut visit: impl FnMut(usize)) {
+    let mut seen = HashSet::from([start]);
+    let mut stack = vec![start];
+    while let Some(v) = stack.pop() {
+        visit(v);
+        let out = &c.out[v];
+        // Pushed in reverse so that calls and listeners pop before the next statement.
+        for &(w, _) in out
+            .iter()
+            .filter(|(_, k)| *k != EdgeKind::Next)
+            .chain(out.iter().filter(|(_, k)| *k == EdgeKind::Next))
+            .rev()
+        {
+            if seen.insert(w) {
+                stack.push(w);
+            }
+        }
+    }
+}
+
+/// Applies an effect to the stack, with the effects of the lifecycle callbacks it causes
+/// (to a depth of 4, so that two screens that launch each other on creation cannot
+/// loop). Returns the callbacks that ran.
+fn run_effect(
+    c: &Compiled<'_>,
+    fx: &Effects,
+    stack: &mut ScreenStack<usize>,
+    effect: &Effect,
+    depth: usize,
+) -> Vec<Transition<usize>> {
+    let ran = match effect {
+        Effect::Launch(s) => {
+            let s = c.screen_index[s.as_str()];
+            stack.launch(s, c.screen_kind(s))
+        }
+        Effect::Finish => stack.back(),
+    };
+    let mut all = ran.clone();
+    if depth < 4 {
+        for t in &ran {
+            if let Some(e) = fx.lifecycle(c, t) {
+                all.extend(run_effect(c, fx, stack, &e, depth + 1));
+            }
+        }
+    }
+    all
+}
+
+/// The model run forward: the screen stack (the runtime model) plus the vertices
+/// covered so far. The search plans with it; [`crate::map_monkey_log`] and the live
+/// runs follow what happened on a device with it.
+#[derive(Debug)]
+pub struct ModelRun<'m> {
+    c: Compiled<'m>,
+    fx: Effects,
+    reuse: Reuse,
+    stack: ScreenStack<usize>,
+    covered: Vec<bool>,
+    local_searches: usize,
+}
+
+impl<'m> ModelRun<'m> {
+    /// Launches the model's app: its launch screen is created.
+    pub fn new(model: &'m AppModel, reuse: Reuse) -> Result<ModelRun<'m>> {
+        let c = Compiled::new(model)?;
+        let fx = Effects::new(&c);
+        let mut run = ModelRun {
+            covered: vec![false; model.vertices.len()],
+            c,
+            fx,
+            reuse,
+            stack: ScreenStack::new(reuse),
+            local_searches: 0,
+        };
+        run.relaunch();
+        Ok(run)
+    }
+
+    pub fn model(&self) -> &'m AppModel {
+        self.c.model
+    }
+
+    /// Starts the app again from its launch screen (coverage is kept).
+    pub fn relaunch(&mut self) {
+        self.stack = ScreenStack::new(self.reuse);
+        let launch = Effect::Launch(self.c.screen_name(self.c.launch).to_string());
+        self.apply(&launch);
+    }
+
+    /// The screen on top, or `None` when the app has finished its last screen.
+    pub fn top(&self) -> Option<&'m str> {
+        self.stack.top().map(|&s| self.c.screen_name(s))
+    }
+
+    /// Screens from the bottom of the stack to its top.
+    pub fn stack(&self) -> Vec<&'m str> {
+        self.stack
+            .screens()
+            .map(|&s| self.c.screen_name(s))
+            .collect()
+    }
+
+    /// Ids of the UI vertices shown on the top screen.
+    pub fn ui_on_top(&self) -> Vec<&'m str> {
+        let model = self.c.model;
+        self.stack.top().map_or_else(Vec::new, |&s| {
+            self.c.ui_on[s]
+                .iter()
+                .map(|&u| model.vertices[u].id.as_str())
+                .collect()
+        })
+    }
+
+    /// Touches the control of UI vertex `id`: its code is covered and its effect applied.
+    pub fn touch(&mut self, id: &str) -> Result<()> {
+        let ui = self
+            .c
+            .model
+            .vertices
+            .iter()
+            .position(|v| v.id == id && matches!(v.kind, VertexKind::Ui { .. }))
+            .ok_or_else(|| Error::BadModel {
+                what: format!("`{id}` is not a UI vertex"),
+            })?;
+        self.touch_index(ui);
+        Ok(())
+    }
+
+    /// Back: the top screen is finished.
+    pub fn back(&mut self) {
+        self.apply(&Effect::Finish);
+    }
+
+    pub fn is_covered(&self, id: &str) -> bool {
+        self.c
+            .model
+            .vertices
+            .iter()
+            .position(|v| v.id == id)
+            .is_some_and(|i| self.covered[i])
+    }
+
+    /// Covered (UI, method, statement) vertices.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut n = (0, 0, 0);
+        for (v, &done) in self.c.model.vertices.iter().zip(&self.covered) {
+            if done {
+                match v.kind {
+                    VertexKind::Ui { .. } => n.0 += 1,
+                    VertexKind::Method { .. } => n.1 += 1,
+                    VertexKind::Statement { .. } => n.2 += 1,
+                }
+            }
+        }
+        n
+    }
+
+    /// Covered UI vertices over all UI vertices (Definition 3).
+    pub fn interface_coverage(&self) -> f64 {
+        let total = self.c.model.count().ui;
+        if total == 0 {
+            return 1.0;
+        }
+        self.counts().0 as f64 / total as f64
+    }
+
+    fn apply(&mut self, effect: &Effect) {
+        let ran = run_effect(&self.c, &self.fx, &mut self.stack, effect, 0);
+        for t in ran {
+            let methods = self.c.lifecycle.get(&(t.screen, t.hook)).cloned();
+            for m in methods.into_iter().flatten() {
+                self.cover_from(m);
+            }
+        }
+    }
+
+    fn cover_from(&mut self, v: usize) {
+        self.local_searches += 1;
+        let covered = &mut self.covered;
+        local_walk(&self.c, v, |w| covered[w] = true);
+    }
+
+    fn touch_index(&mut self, ui: usize) {
+        self.cover_from(ui);
+        if let Some(e) = self.fx.touch(&self.c, ui) {
+            self.apply(&e);
+        }
+    }
+}
+
+/// Plans Monkey++'s interactions over `model`.
+pub fn search(model: &AppModel, config: &SearchConfig) -> Result<SearchPlan> {
+    let mut sim = ModelRun::new(model, config.reuse)?;
+    let c = sim.c.clone();
+    let mut steps = Vec::new();
+    // Controls that stay first, then launches, then finishes (see `local_first`).
+    let mut orders: Vec<u8> = vec![0; model.vertices.len()];
+    if config.local_first {
+        for (ui, _) in model.ui_vertices() {
+            orders[ui] = match sim.fx.touch(&c, ui) {
+                None => 0,
+                Some(Effect::Launch(_)) => 1,
+                Some(Effect::Finish) => 2,
+            };
+        }
+    }
+    explore(&c, &mut sim, &mut steps, &orders, config, 1);
+    let (ui_total, methods_total, statements_total) = {
+        let n = model.count();
+        (n.ui, n.methods, n.statements)
+    };
+    let unreached = model
+        .ui_vertices()
+        .filter(|(i, _)| !sim.covered[*i])
+        .map(|(_, v)| v.id.clone())
+        .collect();
+    Ok(SearchPlan {
+        app: model.app.clone(),
+        steps,
+        ui_total,
+        methods_total,
+        statements_total,
+        unreached,
+        local_searches: sim.local_searches,
+    })
+}
+
+/// Explores the screen on top of the stack at `depth` (1 = the launch screen) until
+/// its controls are all covered or it cannot be got back to.
+fn explore(
+    c: &Compiled<'_>,
+    sim: &mut ModelRun<'_>,
+    steps: &mut Vec<PlanStep>,
+    order: &[u8],
+    config: &SearchConfig,
+    depth: usize,
+) {
+    let Some(&screen) = sim.stack.top() else {
+        return;
+    };
+    loop {
+        let next = c.ui_on[screen]
+            .iter()
+            .copied()
+            .filter(|&u| !sim.covered[u])
+            .min_by_key(|&u| (order[u], u));
+        let Some(u) = next else { return };
+        // Come back to this screen: Back until it is on top at its depth.
+        while sim.stack.depth() > depth {
+            let before = c
+                .screen_name(*sim.stack.top().expect("not empty"))
+                .to_string();
+            sim.back();
+            record(c, sim, steps, Interaction::Back, before);
+        }
+        if sim.stack.depth() != depth || sim.stack.top() != Some(&screen) {
+            return;
+        }
+        sim.touch_index(u);
+        record(
+            c,
+            sim,
+            steps,
+            Interaction::Touch(c.model.vertices[u].id.clone()),
+            c.screen_name(screen).to_string(),
+        );
+        if sim.stack.is_empty() {
+            // The app finished its last screen: start it again, and let the callers
+            // (the launch screen's loop) carry on.
+            sim.relaunch();
+            record(
+                c,
+                sim,
+                steps,
+                Interaction::Relaunch,
+                c.screen_name(screen).to_string(),
+            );
+            return;
+        }
+        let d = sim.stack.depth();
+        let top = *sim.stack.top().expect("not empty");
+        let open = c.ui_on[top].iter().any(|&v| !sim.covered[v]);
+        if top != screen && open && d <= config.max_depth && d >= depth {
+            explore(c, sim, steps, order, config, d);
+        }
+        if sim.stack.depth() < depth {
+            return;
+        }
+    }
+}
+
+fn record(
+    c: &Compiled<'_>,
+    sim: &ModelRun<'_>,
+    steps: &mut Vec<PlanStep>,
+    interaction: Interaction,
+    screen: String,
+) {
+    let (ui, m, s) = sim.counts();
+    steps.push(PlanStep {
+        interaction,
+        screen,
+        stack: sim
+            .stack
+            .screens()
+            .map(|&s| c.screen_name(s).to_string())
+            .collect(),
+        covered_ui: ui,
+        covered_methods: m,
+        covered_statements: s,
+    });
+}
+
+/// The fewest interactions that touch a set of UI vertices, found breadth first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// The exact minimum over the same moves the search makes (touches, back, relaunch).
+    Exact(usize),
+    /// The search space was too large: at least this many (one touch per vertex).
+    AtLeast(usize),
+}
+
+impl Bound {
+    pub fn value(self) -> usize {
+        match self {
+            Bound::Exact(n) | Bound::AtLeast(n) => n,
+        }
+    }
+}
+
+/// The fewest interactions that touch every vertex of `targets` (UI vertex ids),
+/// breadth first over (screen stack, navigating controls touched, screens visited).
+///
+/// Controls that do not change the stack cost one touch each and can be touched whenever
+/// one of their screens is on top, so they are counted once and only their screens need
+/// visiting; the search proper is over the controls that launch or finish screens.
+/// `upper` (a known plan's length) prunes states that cannot beat it. When more than
+/// `config.bound_states` states would be expanded, or more than 64 navigating controls
+/// or screens are involved, the answer is the lower bound of one touch per target.
+pub fn bfs_bound(
+    model: &AppModel,
+    config: &SearchConfig,
+    targets: &[String],
+    upper: Option<usize>,
+) -> Result<Bound> {
+    let c = Compiled::new(model)?;
+    let fx = Effects::new(&c);
+    let index: HashMap<&str, usize> = model
+        .vertices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.id.as_str(), i))
+        .collect();
+    let mut nav: Vec<usize> = Vec::new();
+    let mut plain_masks: HashSet<u64> = HashSet::new();
+    let mut plain = 0usize;
+    let fallback = Bound::AtLeast(targets.len());
+    if model.screens.len() > 64 {
+        return Ok(fallback);
+    }
+    for id in targets {
+        let &u = index.get(id.as_str()).ok_or_else(|| Error::BadModel {
+            what: format!("bound target `{id}` is not a vertex"),
+        })?;
+        if fx.touch(&c, u).is_some() {
+            nav.push(u);
+        } else {
+            plain += 1;
+            let mask = c
+                .ui_on
+                .iter()
+                .enumerate()
+                .filter(|(_, on)| on.contains(&u))
+                .fold(0u64, |m, (s, _)| m | 1 << s);
+            plain_masks.insert(mask);
+        }
+    }
+    if nav.len() > 64 {
+        return Ok(fallback);
+    }
+    let nav_bit: HashMap<usize, u64> = nav.iter().enumerate().map(|(i, &u)| (u, 1 << i)).collect();
+    let all_nav: u64 = if nav.is_empty() {
+        0
+    } else {
+        u64::MAX >> (64 - nav.len())
+    };
+    let masks: Vec<u64> = plain_masks.into_iter().collect();
+    let done =
+        |touched: u64, visited: u64| touched == all_nav && masks.iter().all(|m| m & visited != 0);
+    let budget = upper.map(|u| u.saturating_sub(plain));
+
+    type State = (ScreenStack<usize>, u64, u64);
+    let mut start_stack = ScreenStack::new(config.reuse);
+    run_effect(
+        &c,
+        &fx,
+        &mut start_stack,
+        &Effect::Launch(c.screen_name(c.launch).to_string()),
+        0,
+    );
+    let visited0 = start_stack.top().map_or(0, |&s| 1u64 << s);
+    let start: State = (start_stack, 0, visited0);
+    if done(0, visited0) {
+        return Ok(Bound::Exact(plain));
+    }
+    let mut seen: HashSet<State> = HashSet::from([start.clone()]);
+    let mut queue: VecDeque<(State, usize)> = VecDeque::from([(start, 0)]);
+    let mut expanded = 0usize;
+    while let Some(((stack, touched, visited), dist)) = queue.pop_front() {
+        expanded += 1;
+        if expanded > config.bound_states {
+            return Ok(fallback);
+        }
+        let mut moves: Vec<(ScreenStack<usize>, u64)> = Vec::new();
+        match stack.top() {
+            Some(&top) => {
+                for &u in &c.ui_on[top] {
+                    let Some(bit) = nav_bit.get(&u) else { continue };
+                    let mut next = stack.clone();
+                    if let Some(e) = fx.touch(&c, u) {
+                        run_effect(&c, &fx, &mut next, &e, 0);
+                    }
+                    moves.push((next, touched | bit));
+                }
+                if stack.depth() > 1 {
+                    let mut next = stack.clone();
+                    run_effect(&c, &fx, &mut next, &Effect::Finish, 0);
+                    moves.push((next, touched));
+                }
+            }
+            None => {
+                let mut next = ScreenStack::new(config.reuse);
+                run_effect(
+                    &c,
+                    &fx,
+                    &mut next,
+                    &Effect::Launch(c.screen_name(c.launch).to_string()),
+                    0,
+                );
+                moves.push((next, touched));
+            }
+        }
+        for (next, t) in moves {
+            if next.depth() > config.max_depth {
+                continue;
+            }
+            let v = visited | next.top().map_or(0, |&s| 1u64 << s);
+            if done(t, v) {
+                return Ok(Bound::Exact(dist + 1 + plain));
+            }
+            let remaining = (all_nav & !t).count_ones() as usize;
+            if budget.is_some_and(|b| dist + 1 + remaining > b) {
+                continue;
+            }
+            let state = (next, t, v);
+            if seen.insert(state.clone()) {
+                queue.push_back((state, dist + 1));
+            }
+        }
+    }
+    // Every state within the budget was expanded without reaching the goal: the known
+    // plan is optimal, or (without a plan) the targets are not all reachable.
+    Ok(match upper {
+        Some(u) => Bound::Exact(u),
+        None => fallback,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Edge, Hook, Locator, MethodRole, Screen, ScreenKind, UiEvent, Vertex};
+
+    fn ui(id: &str, screen: &str, effect: Option<Effect>) -> Vertex {
+        Vertex {
+            id: id.into(),
+            kind: VertexKind::Ui {
+                screens: vec![screen.into()],
+                label: id.into(),
+                event: UiEvent::Click,
+                effect,
+                locator: Locator::default(),
+            },
+        }
+    }
+
+    fn page(name: &str) -> Screen {
+        Screen {
+            name: name.into(),
+            kind: ScreenKind::Page,
+        }
+    }
+
+    /// Figure 1 and 3 of the paper: SayHi and StartB on A; StartB's listener launches B,
+    /// whose onResume runs; SayBye on B.
+    fn figure1() -> AppModel {
+        let v = |id: &str, kind: VertexKind| Vertex {
+            id: id.into(),
+            kind,
+        };
+        let method = |name: &str, role: MethodRole, screen: Option<&str>| VertexKind::Method {
+            name: name.into(),
+            role,
+            screen: screen.map(Into::into),
+        };
+        let stmt = |m: &str, text: &str, effect: Option<Effect>| VertexKind::Statement {
+            method: m.into(),
+            text: text.into(),
+            effect,
+        };
+        let e = |from: &str, to: &str, kind: EdgeKind| Edge {
+            from: from.into(),
+            to: to.into(),
+            kind,
+        };
+        AppModel {
+            app: "figure1".into(),
+            platform: "android".into(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("B")],
+            vertices: vec![
+                ui("SayHi", "A", None),
+                ui("StartB", "A", None),
+                ui("SayBye", "B", None),
+                v("m:sayHello", method("sayHello", MethodRole::Callback, None)),
+                v("s:toast", stmt("m:sayHello", "Toast.makeText(..)", None)),
+                v(
+                    "m:startB",
+                    method("startActivityB", MethodRole::Callback, None),
+                ),
+                v(
+                    "s:intent",
+                    stmt("m:startB", "intent = new Intent(..)", None),
+                ),
+                v(
+                    "s:start",
+                    stmt(
+                        "m:startB",
+                        "startActivity(intent)",
+                        Some(Effect::Launch("B".into())),
+                    ),
+                ),
+                v(
+                    "m:B.onResume",
+                    method("onResume", MethodRole::Lifecycle(Hook::Resume), Some("B")),
+                ),
+                v("s:resume", stmt("m:B.onResume", "super.onResume()", None)),
+            ],
+            edges: vec![
+                e("SayHi", "m:sayHello", EdgeKind::Listener),
+                e("m:sayHello", "s:toast", EdgeKind::Next),
+                e("StartB", "m:startB", EdgeKind::Listener),
+                e("m:startB", "s:intent", EdgeKind::Next),
+                e("s:intent", "s:start", EdgeKind::Next),
+                e("m:B.onResume", "s:resume", EdgeKind::Next),
+            ],
+        }
+    }
+
+    #[test]
+    fn figure1_is_covered_in_three_touches() {
+        let model = figure1();
+        let plan = search(&model, &SearchConfig::default()).unwrap();
+        let touches: Vec<_> = plan.steps.iter().map(|s| s.interaction.clone()).collect();
+        assert_eq!(
+            touches,
+            [
+                Interaction::Touch("SayHi".into()),
+                Interaction::Touch("StartB".into()),
+                Interaction::Touch("SayBye".into()),
+            ]
+        );
+        assert_eq!(plan.interface_coverage(), 1.0);
+        // SayHi alone is a third of the interface (Figure 3).
+        assert_eq!(plan.steps[0].covered_ui, 1);
+        // B's onResume ran when B was launched: every method and statement is covered.
+        let last = plan.steps.last().unwrap();
+        assert_eq!(last.covered_methods, 3);
+        assert_eq!(last.covered_statements, 4);
+        assert_eq!(last.stack, ["A", "B"]);
+        let bound = bfs_bound(&model, &SearchConfig::default(), &plan.touched(), None).unwrap();
+        assert_eq!(bound, Bound::Exact(3));
+    }
+
+    #[test]
+    fn plain_dfs_order_goes_back_and_local_first_does_not() {
+        // A: Go (launches B), Stay; B: Leaf. Model order touches Go first and must come
+        // back for Stay; local-first touches Stay first and never goes back.
+        let model = AppModel {
+            app: "order".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("B")],
+            vertices: vec![
+                ui("Go", "A", Some(Effect::Launch("B".into()))),
+                ui("Stay", "A", None),
+                ui("Leaf", "B", None),
+            ],
+            edges: vec![],
+        };
+        let plain = search(
+            &model,
+            &SearchConfig {
+                local_first: false,
+                ..SearchConfig::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(plain.interactions(), 4);
+        assert_eq!(plain.steps[2].interaction, Interaction::Back);
+        let smart = search(&model, &SearchConfig::default()).unwrap();
+        assert_eq!(smart.interactions(), 3);
+        let bound = bfs_bound(&model, &SearchConfig::default(), &smart.touched(), None).unwrap();
+        assert_eq!(bound, Bound::Exact(3));
+    }
+
+    #[test]
+    fn unreachable_controls_are_listed_and_not_counted_as_covered() {
+        let model = AppModel {
+            app: "island".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("Island")],
+            vertices: vec![ui("a", "A", None), ui("lost", "Island", None)],
+            edges: vec![],
+        };
+        let plan = search(&model, &SearchConfig::default()).unwrap();
+        assert_eq!(plan.unreached, ["lost"]);
+        assert_eq!(plan.interface_coverage(), 0.5);
+    }
+
+    #[test]
+    fn dialogs_are_closed_by_back_and_the_bound_agrees() {
+        // A has Open (a dialog D with Ok, which finishes D) and two tabs to B and C, each
+        // with two plain controls. Optimal: the plain ones, then Open, Ok, then B's
+        // controls, Back, C's controls.
+        let mut vertices = vec![
+            ui("Open", "A", Some(Effect::Launch("D".into()))),
+            ui("Ok", "D", Some(Effect::Finish)),
+            ui("ToB", "A", Some(Effect::Launch("B".into()))),
+            ui("ToC", "A", Some(Effect::Launch("C".into()))),
+            ui("a1", "A", None),
+        ];
+        for s in ["B", "C"] {
+            for k in 1..=2 {
+                vertices.push(ui(&format!("{s}{k}"), s, None));
+            }
+        }
+        let model = AppModel {
+            app: "tabs".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![
+                page("A"),
+                page("B"),
+                page("C"),
+                Screen {
+                    name: "D".into(),
+                    kind: ScreenKind::Dialog,
+                },
+            ],
+            vertices,
+            edges: vec![],
+        };
+        let plan = search(&model, &SearchConfig::default()).unwrap();
+        assert_eq!(plan.interface_coverage(), 1.0);
+        // a1, Open, Ok, ToB, B1, B2, Back, ToC, C1, C2.
+        assert_eq!(plan.interactions(), 10);
+        let bound = bfs_bound(
+            &model,
+            &SearchConfig::default(),
+            &plan.touched(),
+            Some(plan.interactions()),
+        )
+        .unwrap();
+        assert_eq!(bound, Bound::Exact(10));
+        let bound = bfs_bound(&model, &SearchConfig::default(), &plan.touched(), None).unwrap();
+        assert_eq!(bound, Bound::Exact(10));
+    }
+
+    #[test]
+    fn without_a_budget_the_bound_falls_back_to_one_touch_per_control() {
+        let model = AppModel {
+            app: "order".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("B")],
+            vertices: vec![
+                ui("Go", "A", Some(Effect::Launch("B".into()))),
+                ui("Stay", "A", None),
+                ui("Leaf", "B", None),
+            ],
+            edges: vec![],
+        };
+        let targets: Vec<String> = ["Go", "Stay", "Leaf"].map(String::from).to_vec();
+        let cfg = SearchConfig {
+            bound_states: 0,
+            ..SearchConfig::default()
+        };
+        // No expansion allowed: the simple lower bound comes back.
+        assert_eq!(
+            bfs_bound(&model, &cfg, &targets, None).unwrap(),
+            Bound::AtLeast(3)
+        );
+        assert!(bfs_bound(&model, &cfg, &["nope".into()], None).is_err());
+    }
+}

@@ -1,0 +1,762 @@
+//! Monkey++ on web apps in Chromium: the app model from the page's scripts and DOM, and
+//! the search's interactions carried out on the live page.
+//!
+//! # How the model is built
+//!
+//! * **Code** ([`web_code`]): every function of the app's scripts is a method vertex and
+//!   its statements are statement vertices, with execution-order and call edges; handlers
+//!   of input events are callbacks, handlers of `hashchange`/`popstate`/`load` are
+//!   lifecycle methods.
+//! * **Controls**: the UI vertices are the events the grey-box DOM listing finds
+//!   ([`gui_greybox::web::WebApp`]): visible, enabled controls and elements with click
+//!   listeners, each joined to the functions its listeners run (listener edges).
+//! * **Screens** are the page's URL path and hash, or an open dialog over it (the same
+//!   names the grey-box events carry).
+//! * **Where a control leads** is decided at run time on the web (`location.hash = '#/' +
+//!   name`, a route read from a `data-` attribute), so the builder *surveys* the app: depth
+//!   first from the start page, it fires each control whose code may change the screen
+//!   (its listener code reaches a navigation, a history step or a dialog being shown or
+//!   hidden, or its code is unknown) once, from a freshly loaded app brought to that
+//!   screen, and records the screen that follows as the control's effect. Controls whose
+//!   code cannot change the screen are not fired: that is what the static model saves.
+//!
+//! Static effects are not copied into the statements of the model: they are
+//! path-insensitive (the demo's router both shows any screen and redirects to `#/home`),
+//! so the observed effect of each control is what the search follows.
+//!
+//! # Back on the web
+//!
+//! Back is the browser's history back for a page, and Escape for a dialog, which is what a
+//! person (and Android's back button) does to dismiss one.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use gui_core::{Action, ActionKind, CoverageSnapshot, Signal};
+use gui_driver::ChromiumDevice;
+use gui_explore::{RunRecorder, StepRecord, StepTimings};
+use gui_greybox::js::JsAnalysis;
+use gui_greybox::web::WebApp;
+use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    AppModel, Edge, EdgeKind, Effect, Error, Interaction, Locator, MethodRole, ModelRun, Result,
+    Reuse, Screen, ScreenKind, SearchPlan, UiEvent, Vertex, VertexKind, WebEffect, web_code,
+};
+
+/// Knobs of the web model builder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WebModelConfig {
+    /// Text typed into fields when a typing control is surveyed.
+    pub input: String,
+    /// Screens further than this many controls from the start page are not surveyed.
+    pub max_depth: usize,
+    /// Stop surveying after this many screens.
+    pub max_screens: usize,
+    /// Fire every control once, not only those whose code may change the screen.
+    pub probe_all: bool,
+}
+
+impl Default for WebModelConfig {
+    fn default() -> Self {
+        WebModelConfig {
+            input: "test".into(),
+            max_depth: 6,
+            max_screens: 60,
+            probe_all: false,
+        }
+    }
+}
+
+/// A web app's model and what building it took.
+#[derive(Debug, Clone, Serialize)]
+pub struct WebModel {
+    pub model: AppModel,
+    /// Parsing and analysing the scripts into method and statement vertices.
+    pub static_ms: f64,
+    /// The survey of screens in the browser.
+    pub survey_ms: f64,
+    /// Controls fired by the survey.
+    pub probes: usize,
+    /// Controls not fired because their code cannot change the screen.
+    pub skipped: usize,
+    /// App restarts the survey needed.
+    pub resets: usize,
+    /// Statements that change the screen, by vertex id, as the static analysis sees them.
+    pub static_effects: Vec<(String, WebEffect)>,
+    /// Crashes and errors the survey ran into.
+    #[serde(skip)]
+    pub signals: Vec<Signal>,
+}
+
+const SCREEN_JS: &str = r#"(() => {
+  const shown = e => {
+    if (e.hidden) return false;
+    const s = getComputedStyle(e), r = e.getBoundingClientRect();
+    return s.display !== 'none' && s.visibility !== 'hidden' && r.width > 0 && r.height > 0;
+  };
+  const ds = [...document.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')].filter(shown);
+  const d = ds[ds.length - 1];
+  if (d) {
+    // Named after the dialog's id, or the id of the overlay holding it, so that two
+    // dialogs built from the same markup stay two screens.
+    const named = d.id ? d : d.closest('[id]');
+    return 'dialog ' + (named ? '#' + named.id : (d.getAttribute('aria-label') || d.tagName.toLowerCase()));
+  }
+  return location.pathname + location.hash;
+})()"#;
+
+/// The screen the page shows now: its open dialog, else its URL path and hash.
+pub fn current_screen(device: &mut ChromiumDevice) -> Result<String> {
+    let v = device.evaluate(SCREEN_JS)?;
+    v.as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Error::BadModel {
+            what: format!("the page's screen name is not a string: {v}"),
+        })
+}
+
+fn kind_of(screen: &str) -> ScreenKind {
+    if screen.starts_with("dialog ") {
+        ScreenKind::Dialog
+    } else {
+        ScreenKind::Page
+    }
+}
+
+#[derive(Debug)]
+struct UiRecord {
+    label: String,
+    event: UiEvent,
+    screens: Vec<String>,
+    handlers: Vec<HandlerRef>,
+    effect: Option<Effect>,
+}
+
+struct Survey<'a> {
+    app: &'a mut WebApp,
+    config: &'a WebModelConfig,
+    may_change: &'a dyn Fn(&LiveEvent) -> bool,
+    screens: Vec<String>,
+    ui: Vec<(String, UiRecord)>,
+    probed: HashSet<String>,
+    probes: usize,
+    skipped: usize,
+    resets: usize,
+    signals: Vec<Signal>,
+}
+
+impl Survey<'_> {
+    fn record_screen(&mut self, s: &str) {
+        if !self.screens.iter().any(|x| x == s) {
+            self.screens.push(s.to_owned());
+        }
+    }
+
+    fn record_ui(&mut self, screen: &str, live: &LiveEvent) {
+        let rec = match self.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
+            Some((_, r)) => r,
+            None => {
+                self.ui.push((
+                    live.event.id.clone(),
+                    UiRecord {
+                        label: live.event.label.clone(),
+                        event: match live.event.kind {
+                            EventKind::Click => UiEvent::Click,
+                            EventKind::Input => UiEvent::Input,
+                        },
+                        screens: Vec::new(),
+                        handlers: live.event.handlers.clone(),
+                        effect: None,
+                    },
+                ));
+                &mut self.ui.last_mut().expect("just pushed").1
+            }
+        };
+        if !rec.screens.iter().any(|s| s == screen) {
+            rec.screens.push(screen.to_owned());
+        }
+    }
+
+    fn screen(&mut self) -> Result<String> {
+        current_screen(self.app.chromium())
+    }
+
+    fn drain(&mut self) -> Result<()> {
+        let s = self.app.device().drain_signals()?;
+        self.signals.extend(s);
+        Ok(())
+    }
+
+    /// A fresh app brought to `screen` along `path`; false when the path no longer plays.
+    fn restore(&mut self, path: &[String], screen: &str) -> Result<bool> {
+        self.app.reset()?;
+        self.resets += 1;
+        for id in path {
+            let Some(live) = self
+                .app
+                .available()?
+                .into_iter()
+                .find(|l| l.event.id == *id)
+            else {
+                return Ok(false);
+            };
+            self.app.fire(&live, &self.config.input)?;
+        }
+        self.drain()?;
+        Ok(self.screen()? == screen)
+    }
+
+    fn visit(&mut self, screen: String, path: Vec<String>, parent: Option<String>) -> Result<()> {
+        self.record_screen(&screen);
+        let offered = self.app.available()?;
+        for live in &offered {
+            self.record_ui(&screen, live);
+        }
+        let here: Vec<String> = offered.iter().map(|l| l.event.id.clone()).collect();
+        // True while the app shows `screen` as the listing saw it.
+        let mut in_place = true;
+        for live in &offered {
+            if self.probed.contains(&live.event.id) {
+                continue;
+            }
+            if !self.config.probe_all && !(self.may_change)(live) {
+                self.probed.insert(live.event.id.clone());
+                self.skipped += 1;
+                continue;
+            }
+            if self.screens.len() >= self.config.max_screens {
+                return Ok(());
+            }
+            if !in_place && !self.restore(&path, &screen)? {
+                tracing::warn!(
+                    "survey: the path to {screen} no longer plays; its other controls are left"
+                );
+                return Ok(());
+            }
+            // The control may have moved or gone after in-place probes: look it up again.
+            let Some(target) = self
+                .app
+                .available()?
+                .into_iter()
+                .find(|l| l.event.id == live.event.id)
+            else {
+                in_place = false;
+                continue;
+            };
+            self.probed.insert(live.event.id.clone());
+            self.probes += 1;
+            if let Err(e) = self.app.fire(&target, &self.config.input) {
+                tracing::warn!("survey: firing {} failed: {e}", target.event.id);
+                in_place = false;
+                continue;
+            }
+            self.drain()?;
+            let after = self.screen()?;
+            if after == screen {
+                let ids: Vec<String> = self
+                    .app
+                    .available()?
+                    .iter()
+                    .map(|l| l.event.id.clone())
+                    .collect();
+                in_place = ids == here;
+                continue;
+            }
+            in_place = false;
+            // Closing a dialog returns to the screen it was opened on; so does a step back
+            // in history. Anything else launches the screen that shows now.
+            let effect = if kind_of(&screen) == ScreenKind::Dialog
+                && parent.as_deref() == Some(after.as_str())
+            {
+                Effect::Finish
+            } else {
+                Effect::Launch(after.clone())
+            };
+            if let Some((_, rec)) = self.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
+                rec.effect = Some(effect.clone());
+            }
+            if matches!(effect, Effect::Launch(_))
+                && !self.screens.contains(&after)
+                && path.len() < self.config.max_depth
+            {
+                let mut deeper = path.clone();
+                deeper.push(live.event.id.clone());
+                self.visit(after, deeper, Some(screen.clone()))?;
+            } else {
+                self.record_screen(&after);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds the Monkey++ model of the web app `app` shows (its start page).
+pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebModel> {
+    let t = Instant::now();
+    let analysis = JsAnalysis::analyse(app.scripts(), &Default::default());
+    let start_url = app.chromium().start_url().to_owned();
+    // The launch screen's name is only known once the page shows it; the code part names
+    // it with a placeholder that is renamed below.
+    const LAUNCH: &str = "\u{0}launch";
+    let code = web_code(app.scripts(), &analysis, LAUNCH);
+    let static_ms = t.elapsed().as_secs_f64() * 1e3;
+
+    // Which functions may change the screen: those whose code, callees included, has a
+    // statement with a web effect.
+    let stmt_effect: HashSet<&str> = code.effects.iter().map(|(s, _)| s.as_str()).collect();
+    let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
+    for e in &code.edges {
+        out.entry(e.from.as_str()).or_default().push(e.to.as_str());
+    }
+    let changes_screen = |method: &str| {
+        let mut seen = HashSet::from([method]);
+        let mut stack = vec![method];
+        while let Some(v) = stack.pop() {
+            if stmt_effect.contains(v) {
+                return true;
+            }
+            for &w in out.get(v).into_iter().flatten() {
+                if seen.insert(w) {
+                    stack.push(w);
+                }
+            }
+        }
+        false
+    };
+    let method_of = |h: &HandlerRef| -> Option<&str> {
+        let HandlerRef::Js {
+            script,
+            line,
+            column,
+        } = h
+        else {
+            return None;
+        };
+        let f = analysis.function_at(script, *line, *column)?;
+        code.method_of_function.get(f).map(String::as_str)
+    };
+    let may_change = |live: &LiveEvent| -> bool {
+        let methods: Vec<&str> = live.event.handlers.iter().filter_map(method_of).collect();
+        // Unknown code (no listener located, native links, form submits) may do anything.
+        methods.is_empty() || methods.iter().any(|m| changes_screen(m))
+    };
+
+    let t = Instant::now();
+    app.reset()?;
+    let mut survey = Survey {
+        config,
+        may_change: &may_change,
+        screens: Vec::new(),
+        ui: Vec::new(),
+        probed: HashSet::new(),
+        probes: 0,
+        skipped: 0,
+        resets: 1,
+        signals: Vec::new(),
+        app,
+    };
+    survey.drain()?;
+    let launch = survey.screen()?;
+    survey.visit(launch.clone(), Vec::new(), None)?;
+    let survey_ms = t.elapsed().as_secs_f64() * 1e3;
+
+    let mut vertices = Vec::new();
+    let mut edges = Vec::new();
+    let mut callbacks = HashSet::new();
+    for (id, rec) in &survey.ui {
+        for h in &rec.handlers {
+            if let Some(m) = method_of(h)
+                && !edges.iter().any(|e: &Edge| e.from == *id && e.to == m)
+            {
+                edges.push(Edge {
+                    from: id.clone(),
+                    to: m.to_owned(),
+                    kind: EdgeKind::Listener,
+                });
+                callbacks.insert(m.to_owned());
+            }
+        }
+        vertices.push(Vertex {
+            id: id.clone(),
+            kind: VertexKind::Ui {
+                screens: rec.screens.clone(),
+                label: rec.label.clone(),
+                event: rec.event,
+                effect: rec.effect.clone(),
+                locator: Locator {
+                    event_id: Some(id.clone()),
+                    ..Locator::default()
+                },
+            },
+        });
+    }
+    for mut v in code.vertices.iter().cloned() {
+        if let VertexKind::Method { role, screen, .. } = &mut v.kind {
+            if screen.as_deref() == Some(LAUNCH) {
+                *screen = Some(launch.clone());
+            }
+            if *role == MethodRole::Ordinary && callbacks.contains(&v.id) {
+                *role = MethodRole::Callback;
+            }
+        }
+        vertices.push(v);
+    }
+    edges.extend(code.edges.iter().cloned());
+    let model = AppModel {
+        app: start_url,
+        platform: "web".into(),
+        launch,
+        screens: survey
+            .screens
+            .iter()
+            .map(|s| Screen {
+                name: s.clone(),
+                kind: kind_of(s),
+            })
+            .collect(),
+        vertices,
+        edges,
+    };
+    model.check()?;
+    Ok(WebModel {
+        model,
+        static_ms,
+        survey_ms,
+        probes: survey.probes,
+        skipped: survey.skipped,
+        resets: survey.resets,
+        static_effects: code.effects.clone(),
+        signals: survey.signals,
+    })
+}
+
+/// One interaction carried out on the page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LiveStep {
+    pub interaction: Interaction,
+    /// The control was offered and fired (always true for Back and Relaunch).
+    pub done: bool,
+    /// The screen the page shows afterwards.
+    pub screen: String,
+    /// The screen the model expected on top afterwards.
+    pub expected: Option<String>,
+    /// Interface coverage after the step, counting only controls actually fired.
+    pub interface_coverage: f64,
+    /// From the start of the step until the page settled and was read.
+    pub round_trip_ms: f64,
+}
+
+/// The outcome of carrying out a plan on the page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LiveOutcome {
+    pub steps: Vec<LiveStep>,
+    /// Controls of the plan the page did not offer when their turn came.
+    pub missing: Vec<String>,
+    /// Steps after which the page showed another screen than the model expected.
+    pub diverged: usize,
+    /// Times the app was restarted to bring back a control the plan wanted.
+    pub recoveries: usize,
+    pub covered_ui: usize,
+    pub interface_coverage: f64,
+    /// Distinct crash and error signals, with the step that first showed each.
+    pub signals: Vec<(u64, Signal)>,
+    pub coverage: Option<CoverageSnapshot>,
+    pub duration_ms: u64,
+}
+
+/// Carries out `plan` on the page from a fresh start, following it in the model too, and
+/// records every step in `recorder` when one is given.
+///
+/// The model does not know the app's data: a control the plan wants may be gone (the
+/// demo's list rows after *Archive*). Then the app is restarted and brought back to the
+/// planned screen along the shortest path of controls the model knows, and the control is
+/// looked up again; these extra interactions are recorded and counted like the others.
+pub fn run_plan(
+    app: &mut WebApp,
+    model: &AppModel,
+    plan: &SearchPlan,
+    input: &str,
+    recorder: Option<&mut RunRecorder>,
+) -> Result<LiveOutcome> {
+    let mut live = Live {
+        started: Instant::now(),
+        out: LiveOutcome::default(),
+        run: ModelRun::new(model, Reuse::NewInstance)?,
+        seen: HashSet::new(),
+        app,
+        input,
+        recorder,
+    };
+    live.app.reset()?;
+    if let Some(rec) = live.recorder.as_deref_mut() {
+        let shot = live.app.device().screenshot()?;
+        rec.save_screenshot(0, &shot)?;
+    }
+    for step in &plan.steps {
+        if let Interaction::Touch(id) = &step.interaction
+            && !live.offered(id)?
+        {
+            live.out.recoveries += 1;
+            live.step(&Interaction::Relaunch)?;
+            for c in path_to(model, &step.screen) {
+                live.step(&Interaction::Touch(c))?;
+            }
+        }
+        live.step(&step.interaction)?;
+    }
+    let mut out = live.out;
+    out.covered_ui = live.run.counts().0;
+    out.interface_coverage = live.run.interface_coverage();
+    out.duration_ms = live.started.elapsed().as_millis() as u64;
+    Ok(out)
+}
+
+/// The shortest sequence of controls that leads from the launch screen to `screen`,
+/// by the effects the model records (empty when there is none).
+fn path_to(model: &AppModel, screen: &str) -> Vec<String> {
+    let mut prev: HashMap<&str, (&str, &str)> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([model.launch.as_str()]);
+    let mut seen = HashSet::from([model.launch.as_str()]);
+    while let Some(s) = queue.pop_front() {
+        if s == screen {
+            let mut path = Vec::new();
+            let mut at = s;
+            while let Some(&(from, via)) = prev.get(at) {
+                path.push(via.to_owned());
+                at = from;
+            }
+            path.reverse();
+            return path;
+        }
+        for (_, v) in model.ui_vertices() {
+            if let VertexKind::Ui {
+                screens,
+                effect: Some(Effect::Launch(t)),
+                ..
+            } = &v.kind
+                && screens.iter().any(|x| x == s)
+                && seen.insert(t.as_str())
+            {
+                prev.insert(t.as_str(), (s, v.id.as_str()));
+                queue.push_back(t.as_str());
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// A plan being carried out: the page, the model following it, and the record.
+struct Live<'a, 'm> {
+    started: Instant,
+    out: LiveOutcome,
+    run: ModelRun<'m>,
+    seen: HashSet<String>,
+    app: &'a mut WebApp,
+    input: &'a str,
+    recorder: Option<&'a mut RunRecorder>,
+}
+
+impl Live<'_, '_> {
+    fn offered(&mut self, id: &str) -> Result<bool> {
+        Ok(self.app.available()?.iter().any(|l| l.event.id == id))
+    }
+
+    /// Carries out one interaction and records it.
+    fn step(&mut self, interaction: &Interaction) -> Result<()> {
+        let n = self.out.steps.len() as u64 + 1;
+        let t = Instant::now();
+        let mut done = true;
+        let mut error = None;
+        let action = match interaction {
+            Interaction::Touch(id) => {
+                match self
+                    .app
+                    .available()?
+                    .into_iter()
+                    .find(|l| l.event.id == *id)
+                {
+                    Some(live) => {
+                        let action = live.action(self.input);
+                        if let Err(e) = self.app.fire(&live, self.input) {
+                            error = Some(e.to_string());
+                        }
+                        self.run.touch(id)?;
+                        action
+                    }
+                    None => {
+                        done = false;
+                        self.out.missing.push(id.clone());
+                        Action::new(ActionKind::Click)
+                    }
+                }
+            }
+            Interaction::Back => {
+                let here = current_screen(self.app.chromium())?;
+                if kind_of(&here) == ScreenKind::Dialog {
+                    self.app.chromium().press_key("Escape", 27)?;
+                } else {
+                    self.app
+                        .device()
+                        .perform(&Action::new(ActionKind::Return))?;
+                }
+                self.app.settle()?;
+                self.run.back();
+                Action::new(ActionKind::Return)
+            }
+            Interaction::Relaunch => {
+                self.app.reset()?;
+                self.run.relaunch();
+                Action::new(ActionKind::BackSwitch)
+            }
+        };
+        let action_ms = t.elapsed().as_secs_f64() * 1e3;
+        let screen = current_screen(self.app.chromium())?;
+        let expected = self.run.top().map(str::to_owned);
+        if expected.as_deref() != Some(screen.as_str()) {
+            self.out.diverged += 1;
+        }
+        let mut fresh = Vec::new();
+        for s in self.app.device().drain_signals()? {
+            if self.seen.insert(s.key.clone()) {
+                fresh.push(s.key.clone());
+                self.out.signals.push((n, s));
+            }
+        }
+        let coverage = self.app.device().coverage()?;
+        if coverage.is_some() {
+            self.out.coverage = coverage;
+        }
+        if let Some(rec) = self.recorder.as_deref_mut() {
+            let shot = self.app.device().screenshot()?;
+            let rel = rec.save_screenshot(n, &shot)?;
+            rec.append_step(&StepRecord {
+                step: n,
+                action,
+                screenshot: rel.clone(),
+                viewport: self.app.device().viewport(),
+                coverage,
+                new_signals: fresh,
+                signals_observed: self.seen.len() as u32,
+                error,
+                timings: StepTimings {
+                    action_ms,
+                    round_trip_ms: t.elapsed().as_secs_f64() * 1e3,
+                    ..StepTimings::default()
+                },
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
+                seen: None,
+            })?;
+            for (at, s) in self.out.signals.iter().filter(|(at, _)| *at == n) {
+                rec.append_signal(s, *at, &rel)?;
+            }
+        }
+        self.out.steps.push(LiveStep {
+            interaction: interaction.clone(),
+            done,
+            screen,
+            expected,
+            interface_coverage: self.run.interface_coverage(),
+            round_trip_ms: t.elapsed().as_secs_f64() * 1e3,
+        });
+        Ok(())
+    }
+}
+
+/// How far a recorded run (our `monkey`'s run folder) got through the model's interface.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MappedWebRun {
+    /// Steps re-executed.
+    pub events: usize,
+    /// Steps whose touch landed on a control of the model.
+    pub hits: usize,
+    /// UI vertex ids in first-hit order.
+    pub covered: Vec<String>,
+    pub interface_coverage: f64,
+    /// Interface coverage after each step.
+    pub curve: Vec<f64>,
+}
+
+impl MappedWebRun {
+    pub fn hit_rate(&self) -> f64 {
+        self.hits as f64 / self.events.max(1) as f64
+    }
+}
+
+const CONTROL_AT_JS: &str = r#"((x, y, sels) => {
+  const el = document.elementFromPoint(x, y);
+  if (!el) return -1;
+  let best = -1, bestDepth = -1;
+  sels.forEach((s, i) => {
+    let m = null;
+    try { m = el.closest(s); } catch (e) { return; }
+    if (!m) return;
+    let d = 0; for (let n = m; n; n = n.parentElement) d++;
+    if (d > bestDepth) { best = i; bestDepth = d; }
+  });
+  return best;
+})"#;
+
+fn is_touch(kind: ActionKind) -> bool {
+    use ActionKind::*;
+    matches!(
+        kind,
+        Click | Input | Drag | DoubleClick | LongClick | MidClick | RightClick
+    )
+}
+
+/// Re-executes the steps of a recorded run from a fresh app and, before each touch,
+/// asks the page which of the model's controls is under the touch point (the paper maps
+/// Monkey's coordinates the same way, re-running the events with a view dump at each).
+pub fn map_recorded_run(
+    app: &mut WebApp,
+    model: &AppModel,
+    steps: &[StepRecord],
+) -> Result<MappedWebRun> {
+    let mut ids: Vec<&str> = Vec::new();
+    let mut selectors: Vec<String> = Vec::new();
+    for (_, v) in model.ui_vertices() {
+        let id = v.id.as_str();
+        // Grey-box event ids are a CSS selector and the event type.
+        let sel = id
+            .strip_suffix(" click")
+            .or_else(|| id.strip_suffix(" type"))
+            .unwrap_or(id);
+        ids.push(id);
+        selectors.push(sel.to_owned());
+    }
+    let sels = serde_json::to_string(&selectors).expect("strings serialise");
+    let total = ids.len().max(1) as f64;
+    let mut out = MappedWebRun::default();
+    let mut covered: HashSet<&str> = HashSet::new();
+    app.reset()?;
+    for step in steps {
+        out.events += 1;
+        if is_touch(step.action.kind)
+            && let Some(p) = step.action.point()
+        {
+            let expr = format!("{CONTROL_AT_JS}({}, {}, {sels})", p.x, p.y);
+            let hit = app.chromium().evaluate(&expr)?.as_i64().unwrap_or(-1);
+            if let Some(sel) = usize::try_from(hit).ok().and_then(|i| selectors.get(i)) {
+                out.hits += 1;
+                // Both the click and the typing vertex of a field count as touched.
+                for (i, s) in selectors.iter().enumerate() {
+                    if s == sel && covered.insert(ids[i]) {
+                        out.covered.push(ids[i].to_owned());
+                    }
+                }
+            }
+        }
+        if let Err(e) = app.device().perform(&step.action) {
+            tracing::debug!("re-executing step {}: {e}", step.step);
+        }
+        if app.settle().is_err() {
+            // A dead or wandering page: start again, as the recorded run did.
+            app.reset()?;
+        }
+        out.curve.push(covered.len() as f64 / total);
+    }
+    out.interface_coverage = covered.len() as f64 / total;
+    Ok(out)
+}
