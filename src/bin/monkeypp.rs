@@ -187,8 +187,7 @@ fn main() -> Result<()> {
     // 2. The search, and the breadth-first bound it is measured against.
     let config = config(&model);
     let plan = search(&model, &config).context("searching the model")?;
-    let bound = bfs_bound(&model, &config, &plan.touched(), Some(plan.interactions()))
-        .context("bounding the search")?;
+    let bound = bound(&model, &config, &plan)?;
     write_json(&dir.join("plan.json"), &plan)?;
     if cli.dry_run {
         print_plan(&plan, bound);
@@ -271,6 +270,18 @@ fn print_plan_line(plan: &SearchPlan, bound: Bound) {
     }
 }
 
+/// The fewest interactions touching what `plan` touches, over plans whose screen stack
+/// stays within one screen deeper than the plan's own.
+fn bound(model: &AppModel, config: &SearchConfig, plan: &SearchPlan) -> Result<Bound> {
+    let deepest = plan.steps.iter().map(|s| s.stack.len()).max().unwrap_or(1);
+    let config = SearchConfig {
+        max_depth: deepest + 1,
+        ..config.clone()
+    };
+    bfs_bound(model, &config, &plan.touched(), Some(plan.interactions()))
+        .context("bounding the search")
+}
+
 /// The plan, one interaction a line, then its summary line.
 fn print_plan(plan: &SearchPlan, bound: Bound) {
     for s in &plan.steps {
@@ -312,7 +323,7 @@ fn map_android(model: &AppModel, log: &Path, dumps: &Path, out: Option<&Path>) -
     );
     let config = SearchConfig::default();
     let plan = search(model, &config).context("searching the model")?;
-    let bound = bfs_bound(model, &config, &plan.touched(), Some(plan.interactions()))?;
+    let bound = bound(model, &config, &plan)?;
     print_plan_line(&plan, bound);
     Ok(())
 }

@@ -9,7 +9,8 @@
 //! searches of their own. Local searches may overlap, which is how the same lifecycle
 //! code runs each time a screen comes back.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +30,8 @@ pub struct SearchConfig {
     /// another screen, then the ones that close it: each screen is then left once. With
     /// `false`, controls are taken in model order (the paper's plain DFS).
     pub local_first: bool,
-    /// States the breadth-first bound may expand before it gives up and reports the
-    /// simple lower bound instead.
+    /// States the breadth-first bound may expand before it gives up and reports its
+    /// lower estimate instead.
     pub bound_states: usize,
 }
 
@@ -40,7 +41,7 @@ impl Default for SearchConfig {
             reuse: Reuse::BringToFront,
             max_depth: 32,
             local_first: true,
-            bound_states: 2_000_000,
+            bound_states: 200_000,
         }
     }
 }
@@ -486,15 +487,19 @@ impl Bound {
     }
 }
 
-/// The fewest interactions that touch every vertex of `targets` (UI vertex ids),
-/// breadth first over (screen stack, navigating controls touched, screens visited).
+/// The fewest interactions that touch every vertex of `targets` (UI vertex ids), searched
+/// breadth first (best first by an admissible estimate, A*) over (screen stack,
+/// navigating controls touched, screens visited), with the moves the search makes:
+/// touch a control on the top screen, Back, relaunch.
 ///
 /// Controls that do not change the stack cost one touch each and can be touched whenever
 /// one of their screens is on top, so they are counted once and only their screens need
 /// visiting; the search proper is over the controls that launch or finish screens.
-/// `upper` (a known plan's length) prunes states that cannot beat it. When more than
-/// `config.bound_states` states would be expanded, or more than 64 navigating controls
-/// or screens are involved, the answer is the lower bound of one touch per target.
+/// `upper` (a known plan's length) prunes states that cannot beat it; when every state
+/// under it has been seen, the plan is optimal. Stacks deeper than `config.max_depth` are
+/// not entered. When more than `config.bound_states` states would be expanded, the answer
+/// is [`Bound::AtLeast`] the estimate at the start: one touch per control plus the moves
+/// that leaving screens needs (see the estimate's comment below).
 pub fn bfs_bound(
     model: &AppModel,
     config: &SearchConfig,
@@ -533,14 +538,49 @@ pub fn bfs_bound(
             plain_masks.insert(mask);
         }
     }
-    if nav.len() > 64 {
+    // Navigating controls with the same screens and the same effect are interchangeable
+    // (the demo's five Remove buttons): they form one class, and the state counts how
+    // many of each class were touched, in a bit field of the class's width.
+    let mut classes: Vec<(Vec<usize>, Option<Effect>, usize)> = Vec::new();
+    let mut class_of: HashMap<usize, usize> = HashMap::new();
+    for &u in &nav {
+        let on: Vec<usize> = (0..c.ui_on.len())
+            .filter(|&s| c.ui_on[s].contains(&u))
+            .collect();
+        let effect = fx.touch(&c, u);
+        let k = match classes
+            .iter()
+            .position(|(s, e, _)| *s == on && *e == effect)
+        {
+            Some(k) => k,
+            None => {
+                classes.push((on, effect, 0));
+                classes.len() - 1
+            }
+        };
+        classes[k].2 += 1;
+        class_of.insert(u, k);
+    }
+    let mut field: Vec<(u32, u64, u64)> = Vec::new(); // (shift, mask, size)
+    let mut shift = 0u32;
+    for (_, _, n) in &classes {
+        let width = u64::BITS - (*n as u64).leading_zeros();
+        field.push((shift, (1u64 << width) - 1, *n as u64));
+        shift += width;
+    }
+    if shift > 64 {
         return Ok(fallback);
     }
-    let nav_bit: HashMap<usize, u64> = nav.iter().enumerate().map(|(i, &u)| (u, 1 << i)).collect();
-    let all_nav: u64 = if nav.is_empty() {
-        0
-    } else {
-        u64::MAX >> (64 - nav.len())
+    let all_nav: u64 = field.iter().map(|&(sh, _, n)| n << sh).sum();
+    let remaining = |t: u64| -> usize {
+        field
+            .iter()
+            .map(|&(sh, m, n)| (n - ((t >> sh) & m)) as usize)
+            .sum()
+    };
+    let touch_class = |t: u64, k: usize| -> u64 {
+        let (sh, m, n) = field[k];
+        if (t >> sh) & m < n { t + (1 << sh) } else { t }
     };
     let masks: Vec<u64> = plain_masks.into_iter().collect();
     let done =
@@ -557,14 +597,96 @@ pub fn bfs_bound(
         0,
     );
     let visited0 = start_stack.top().map_or(0, |&s| 1u64 << s);
+    let start_top = start_stack.top().copied();
     let start: State = (start_stack, 0, visited0);
     if done(0, visited0) {
         return Ok(Bound::Exact(plain));
     }
-    let mut seen: HashSet<State> = HashSet::from([start.clone()]);
-    let mut queue: VecDeque<(State, usize)> = VecDeque::from([(start, 0)]);
+    // Best first by g + h (A*), reopening states reached more cheaply later, so any
+    // admissible h gives the exact minimum when the goal is taken from the heap.
+    //
+    // h = the navigating controls still to touch, plus the leaves still owed: every
+    // visit of a screen but the last ends with a move that changes the top screen (Back,
+    // or a control that launches or finishes), and each move ends one visit. The visits
+    // still to come are at least the untouched controls that launch each screen (plus the
+    // current one); a first touch of a leaving control ends one of them for free (a
+    // control shown on several screens only once). What is left are extra moves. Lifecycle
+    // code with effects could end visits on its own, so then only the first part is used.
+    // A second, weaker estimate is the single-screen groups still to visit.
+    let lifecycle_moves = c
+        .lifecycle
+        .iter()
+        .any(|(&(s, hook), _)| fx.lifecycle(&c, &Transition { screen: s, hook }).is_some());
+    let n_screens = c.ui_on.len();
+    let class_info: Vec<(Option<usize>, Vec<usize>, bool)> = classes
+        .iter()
+        .map(|(on, effect, _)| {
+            let enters = match effect {
+                Some(Effect::Launch(t)) => {
+                    let t = c.screen_index[t.as_str()];
+                    (!on.contains(&t)).then_some(t)
+                }
+                _ => None,
+            };
+            let leaves = match effect {
+                Some(Effect::Launch(t)) => on.iter().any(|s| *s != c.screen_index[t.as_str()]),
+                Some(Effect::Finish) => true,
+                None => false,
+            };
+            (enters, on.clone(), leaves)
+        })
+        .collect();
+    let owed = |t: u64, top: Option<usize>| -> usize {
+        if lifecycle_moves {
+            return 0;
+        }
+        let mut visits = vec![0i64; n_screens];
+        let mut free = vec![0i64; n_screens];
+        let mut free_multi = 0i64;
+        if let Some(top) = top {
+            visits[top] += 1;
+        }
+        for (k, (enters, on, leaves)) in class_info.iter().enumerate() {
+            let (sh, m, n) = field[k];
+            let untouched = (n - ((t >> sh) & m)) as i64;
+            if let Some(s) = enters {
+                visits[*s] += untouched;
+            }
+            if *leaves {
+                match on.as_slice() {
+                    [s] => free[*s] += untouched,
+                    _ => free_multi += untouched,
+                }
+            }
+        }
+        let deficit: i64 = (0..n_screens).map(|s| (visits[s] - free[s]).max(0)).sum();
+        (deficit - free_multi - 1).max(0) as usize
+    };
+    let singles: Vec<u64> = masks
+        .iter()
+        .copied()
+        .filter(|m| m.count_ones() == 1)
+        .collect();
+    let h = |t: u64, v: u64, top: Option<usize>| -> usize {
+        let a = remaining(t) + owed(t, top);
+        let b = singles.iter().filter(|&&m| m & v == 0).count();
+        a.max(b)
+    };
+    let mut states: Vec<State> = vec![start.clone()];
+    let mut best: HashMap<State, usize> = HashMap::from([(start, 0)]);
+    let mut heap: BinaryHeap<(Reverse<usize>, usize, usize)> = BinaryHeap::new();
+    heap.push((Reverse(h(0, visited0, start_top)), 0, 0));
+    // When the search is too large, h at the start is itself a lower bound.
+    let fallback = Bound::AtLeast(plain + h(0, visited0, start_top));
     let mut expanded = 0usize;
-    while let Some(((stack, touched, visited), dist)) = queue.pop_front() {
+    while let Some((_, dist, at)) = heap.pop() {
+        let (stack, touched, visited) = states[at].clone();
+        if best.get(&states[at]).is_some_and(|&g| g < dist) {
+            continue;
+        }
+        if done(touched, visited) {
+            return Ok(Bound::Exact(dist + plain));
+        }
         expanded += 1;
         if expanded > config.bound_states {
             return Ok(fallback);
@@ -572,13 +694,17 @@ pub fn bfs_bound(
         let mut moves: Vec<(ScreenStack<usize>, u64)> = Vec::new();
         match stack.top() {
             Some(&top) => {
+                let mut tried: HashSet<usize> = HashSet::new();
                 for &u in &c.ui_on[top] {
-                    let Some(bit) = nav_bit.get(&u) else { continue };
-                    let mut next = stack.clone();
-                    if let Some(e) = fx.touch(&c, u) {
-                        run_effect(&c, &fx, &mut next, &e, 0);
+                    let Some(&k) = class_of.get(&u) else { continue };
+                    if !tried.insert(k) {
+                        continue;
                     }
-                    moves.push((next, touched | bit));
+                    let mut next = stack.clone();
+                    if let Some(e) = &classes[k].1 {
+                        run_effect(&c, &fx, &mut next, e, 0);
+                    }
+                    moves.push((next, touch_class(touched, k)));
                 }
                 if stack.depth() > 1 {
                     let mut next = stack.clone();
@@ -603,17 +729,18 @@ pub fn bfs_bound(
                 continue;
             }
             let v = visited | next.top().map_or(0, |&s| 1u64 << s);
-            if done(t, v) {
-                return Ok(Bound::Exact(dist + 1 + plain));
-            }
-            let remaining = (all_nav & !t).count_ones() as usize;
-            if budget.is_some_and(|b| dist + 1 + remaining > b) {
+            let g = dist + 1;
+            let f = g + h(t, v, next.top().copied());
+            if budget.is_some_and(|b| f > b) {
                 continue;
             }
             let state = (next, t, v);
-            if seen.insert(state.clone()) {
-                queue.push_back((state, dist + 1));
+            if best.get(&state).is_some_and(|&old| old <= g) {
+                continue;
             }
+            best.insert(state.clone(), g);
+            states.push(state);
+            heap.push((Reverse(f), g, states.len() - 1));
         }
     }
     // Every state within the budget was expanded without reaching the goal: the known
