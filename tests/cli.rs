@@ -380,3 +380,65 @@ fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
         "nothing started, nothing written"
     );
 }
+
+fn monkeypp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_monkeypp"))
+        .args(args)
+        .output()
+        .expect("run monkeypp")
+}
+
+#[test]
+fn monkeypp_names_a_bad_model_and_plans_a_good_one_without_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.json");
+    let model_s = model.to_str().unwrap();
+    let out = monkeypp(&["--model", model_s, "--dry-run"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("model.json"), "{}", stderr(&out));
+    std::fs::write(&model, "{\"app\": ").unwrap();
+    let err = stderr(&monkeypp(&["--model", model_s, "--dry-run"]));
+    assert!(
+        err.contains("model.json") && err.contains("not an app model"),
+        "{err}"
+    );
+    // Well-formed, but a control launches a screen the model does not have.
+    std::fs::write(
+        &model,
+        r#"{"app": "a", "launch": "A", "screens": [{"name": "A"}], "edges": [],
+            "vertices": [{"id": "go", "type": "ui", "screens": ["A"], "label": "Go",
+                          "effect": {"launch": "Nowhere"}}]}"#,
+    )
+    .unwrap();
+    let err = stderr(&monkeypp(&["--model", model_s, "--dry-run"]));
+    assert!(
+        err.contains("model.json") && err.contains("`Nowhere`"),
+        "{err}"
+    );
+    // --monkey-log needs a model and dumps.
+    let err = stderr(&monkeypp(&["--monkey-log", model_s]));
+    assert!(err.contains("--model") || err.contains("--dumps"), "{err}");
+
+    // The paper's Figure 1: three touches cover the interface.
+    std::fs::write(
+        &model,
+        r#"{"app": "fig1", "launch": "A", "screens": [{"name": "A"}, {"name": "B"}],
+            "edges": [], "vertices": [
+              {"id": "SayHi", "type": "ui", "screens": ["A"], "label": "SayHi"},
+              {"id": "StartB", "type": "ui", "screens": ["A"], "label": "StartB",
+               "effect": {"launch": "B"}},
+              {"id": "SayBye", "type": "ui", "screens": ["B"], "label": "SayBye"}]}"#,
+    )
+    .unwrap();
+    let out = monkeypp(&["--model", model_s, "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("touch SayHi") && text.contains("touch SayBye"),
+        "{text}"
+    );
+    assert!(
+        text.contains("3 interactions for 3/3 controls") && text.contains("bound 3,"),
+        "{text}"
+    );
+}

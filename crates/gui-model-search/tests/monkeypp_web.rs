@@ -1,0 +1,125 @@
+//! Monkey++ on the bundled demo app in real Chromium: the model is built from the app's
+//! scripts and a survey of its screens, the search plans every control, and the plan
+//! carried out on the page covers the whole interface and runs into the demo's bugs.
+
+use gui_core::{Action, ActionKind, Point};
+use gui_driver::{ChromiumConfig, ChromiumDevice, StaticServer};
+use gui_explore::{StepRecord, StepTimings};
+use gui_greybox::js::JsConfig;
+use gui_greybox::web::WebApp;
+use gui_model_search::web::{WebModelConfig, build_web_model, map_recorded_run, run_plan};
+use gui_model_search::{Bound, Effect, Reuse, SearchConfig, VertexKind, bfs_bound, search};
+
+fn effect_of<'m>(model: &'m gui_model_search::AppModel, id: &str) -> Option<&'m Effect> {
+    let v = model
+        .vertices
+        .iter()
+        .find(|v| v.id == id)
+        .unwrap_or_else(|| panic!("no control {id}"));
+    match &v.kind {
+        VertexKind::Ui { effect, .. } => effect.as_ref(),
+        _ => panic!("{id} is not a control"),
+    }
+}
+
+#[test]
+fn the_demo_is_modelled_searched_and_covered_in_chromium() {
+    let server = StaticServer::demo().expect("serve the demo app");
+    let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
+        .unwrap_or_else(|e| panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}"));
+    let mut app = WebApp::new(device, &JsConfig::default()).unwrap();
+    let built = build_web_model(&mut app, &WebModelConfig::default()).unwrap();
+    let model = &built.model;
+    let names: Vec<&str> = model.screens.iter().map(|s| s.name.as_str()).collect();
+    for want in [
+        "#/home",
+        "#/settings",
+        "#/list",
+        "dialog #help-dialog",
+        "dialog #confirm-dialog",
+    ] {
+        assert!(
+            names.iter().any(|n| n.ends_with(want)),
+            "{want} not in {names:?}"
+        );
+    }
+    assert!(model.launch.ends_with("#/home"), "{}", model.launch);
+    assert!(
+        matches!(effect_of(model, "#nav-settings click"), Some(Effect::Launch(s)) if s.ends_with("#/settings"))
+    );
+    assert_eq!(effect_of(model, "#help-close click"), Some(&Effect::Finish));
+    assert_eq!(effect_of(model, "#confirm-no click"), Some(&Effect::Finish));
+    assert_eq!(effect_of(model, "#home-counter-btn click"), None);
+    // The static model spares the survey the controls whose code cannot change screens.
+    assert!(
+        built.skipped > built.probes / 2,
+        "{} skipped, {} fired",
+        built.skipped,
+        built.probes
+    );
+    let counts = model.count();
+    assert!(counts.methods > 50 && counts.statements > 300, "{counts:?}");
+
+    let config = SearchConfig {
+        reuse: Reuse::NewInstance,
+        ..SearchConfig::default()
+    };
+    let plan = search(model, &config).unwrap();
+    assert!(plan.unreached.is_empty(), "{:?}", plan.unreached);
+    assert_eq!(plan.interface_coverage(), 1.0);
+    let bound = bfs_bound(model, &config, &plan.touched(), Some(plan.interactions())).unwrap();
+    let ratio = plan.interactions() as f64 / bound.value() as f64;
+    assert!(
+        (1.0..=1.2).contains(&ratio),
+        "{} interactions against {bound:?}",
+        plan.interactions()
+    );
+    assert!(
+        bound.value() > counts.ui,
+        "{bound:?}: leaving screens costs moves too"
+    );
+    assert!(matches!(bound, Bound::Exact(_) | Bound::AtLeast(_)));
+
+    let live = run_plan(&mut app, model, &plan, "test", None).unwrap();
+    assert!(live.missing.is_empty(), "{:?}", live.missing);
+    assert_eq!(live.interface_coverage, 1.0);
+    // Select all + Archive leaves no rows to tick: one restart brings them back.
+    assert!(live.recoveries >= 1);
+    assert!(live.steps.len() <= plan.interactions() + 3 * live.recoveries);
+    let keys: Vec<&str> = live.signals.iter().map(|(_, s)| s.key.as_str()).collect();
+    assert!(keys.iter().any(|k| k.contains("undoArchive")), "{keys:?}");
+    assert!(keys.iter().any(|k| k.contains("checkout")), "{keys:?}");
+
+    // A recorded run is re-executed and its touches mapped onto the controls: one on
+    // the Settings button, one on empty space, one Back.
+    gui_greybox::GreyboxApp::reset(&mut app).unwrap();
+    let r = app
+        .chromium()
+        .element_rect("#nav-settings")
+        .unwrap()
+        .expect("nav-settings is shown");
+    let step = |n: u64, action: Action| StepRecord {
+        step: n,
+        action,
+        screenshot: String::new(),
+        viewport: gui_core::Size::new(1280, 800),
+        coverage: None,
+        new_signals: Vec::new(),
+        signals_observed: 0,
+        error: None,
+        timings: StepTimings::default(),
+        elapsed_ms: 0,
+        seen: None,
+    };
+    let steps = vec![
+        step(1, Action::at(ActionKind::Click, r.center())),
+        step(2, Action::at(ActionKind::Click, Point::new(1270, 790))),
+        step(3, Action::new(ActionKind::Return)),
+    ];
+    let mapped = map_recorded_run(&mut app, model, &steps).unwrap();
+    assert_eq!(mapped.events, 3);
+    assert_eq!(mapped.hits, 1);
+    assert_eq!(mapped.covered, ["#nav-settings click"]);
+    assert_eq!(mapped.curve.len(), 3);
+    assert!((mapped.interface_coverage - 1.0 / counts.ui as f64).abs() < 1e-9);
+}
