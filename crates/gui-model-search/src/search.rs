@@ -357,8 +357,16 @@ pub fn search(model: &AppModel, config: &SearchConfig) -> Result<SearchPlan> {
         for (ui, _) in model.ui_vertices() {
             orders[ui] = match sim.fx.touch(&c, ui) {
                 None => 0,
-                Some(Effect::Launch(_)) => 1,
-                Some(Effect::Finish) => 2,
+                // A screen with a control that closes it comes back on its own; one
+                // without needs a Back, which the last launch of a screen can save.
+                Some(Effect::Launch(t)) => {
+                    let t = c.screen_index[t.as_str()];
+                    let returns = c.ui_on[t]
+                        .iter()
+                        .any(|&v| sim.fx.touch(&c, v) == Some(Effect::Finish));
+                    if returns { 1 } else { 2 }
+                }
+                Some(Effect::Finish) => 3,
             };
         }
     }
@@ -897,6 +905,32 @@ mod tests {
         assert_eq!(smart.interactions(), 3);
         let bound = bfs_bound(&model, &SearchConfig::default(), &smart.touched(), None).unwrap();
         assert_eq!(bound, Bound::Exact(3));
+    }
+
+    #[test]
+    fn a_screen_that_closes_itself_is_explored_before_one_that_needs_back() {
+        let model = AppModel {
+            app: "notes".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("Edit"), page("Settings")],
+            vertices: vec![
+                ui("ToSettings", "A", Some(Effect::Launch("Settings".into()))),
+                ui("ToEdit", "A", Some(Effect::Launch("Edit".into()))),
+                ui("Text", "Edit", None),
+                ui("Save", "Edit", Some(Effect::Finish)),
+                ui("Dark", "Settings", None),
+            ],
+            edges: vec![],
+        };
+        let plan = search(&model, &SearchConfig::default()).unwrap();
+        assert_eq!(
+            plan.touched(),
+            ["ToEdit", "Text", "Save", "ToSettings", "Dark"]
+        );
+        assert_eq!(plan.interactions(), 5);
+        let bound = bfs_bound(&model, &SearchConfig::default(), &plan.touched(), None).unwrap();
+        assert_eq!(bound, Bound::Exact(5));
     }
 
     #[test]
