@@ -5,6 +5,7 @@ use std::path::Path;
 use base64::Engine as _;
 use gui_core::{Action, ActionParam, SignalKind, SwipeDirection, Target, WidgetKind};
 use gui_explore::{SignalRecord, StepRecord};
+use serde_json::Value;
 
 use crate::escape::{escape, shell_quote};
 use crate::graph::PageGraph;
@@ -271,6 +272,13 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
         h.push_str("<section id=\"greybox\">\n<h2>Grey-box test cases</h2>\n");
         for run in runs {
             greybox_section(&mut h, run);
+        }
+        h.push_str("</section>\n");
+    }
+    if runs.iter().any(|r| r.monkeypp.is_some()) {
+        h.push_str("<section id=\"monkeypp\">\n<h2>Monkey++ interface coverage</h2>\n");
+        for run in runs {
+            monkeypp_section(&mut h, run);
         }
         h.push_str("</section>\n");
     }
@@ -640,6 +648,60 @@ fn greybox_section(h: &mut String, run: &RunFolder) {
         );
     }
     h.push_str("</table>\n");
+}
+
+/// The figures of a `monkeypp` run (its `monkeypp.json`): the model, the plan against the
+/// breadth-first bound, and the controls covered.
+fn monkeypp_section(h: &mut String, run: &RunFolder) {
+    let Some(m) = &run.monkeypp else { return };
+    let num = |v: &Value| v.as_f64().unwrap_or(0.0);
+    let bound = match (
+        m["bound"]["exact"].as_u64(),
+        m["bound"]["at_least"].as_u64(),
+    ) {
+        (Some(n), _) => n.to_string(),
+        (_, Some(n)) => format!("≥ {n}"),
+        _ => "?".to_owned(),
+    };
+    let model = &m["model"];
+    let _ = writeln!(
+        h,
+        "<p><code>{}</code>: a model of {} screens, {} controls, {} methods and {} statements.</p>
+<table>
+<tr><th>planned interactions</th><th>interactions</th><th>breadth-first bound</th><th>ratio</th>\
+<th>interface coverage</th><th>restarts</th><th>controls missing</th></tr>
+<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}</td>\
+<td class=\"n\">{:.1}% ({}/{})</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>
+</table>",
+        escape(&run.dir.display().to_string()),
+        num(&model["screens"]),
+        num(&model["ui"]),
+        num(&model["methods"]),
+        num(&model["statements"]),
+        num(&m["planned_interactions"]),
+        num(&m["interactions"]),
+        escape(&bound),
+        num(&m["ratio_to_bound"]),
+        100.0 * num(&m["interface_coverage"]),
+        num(&m["covered_ui"]),
+        num(&m["ui_total"]),
+        num(&m["recoveries"]),
+        m["missing"].as_array().map_or(0, Vec::len),
+    );
+    for (key, what) in [
+        ("unreached", "Not reached by the plan"),
+        ("missing", "Not offered when planned"),
+    ] {
+        let ids: Vec<&str> = m[key]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if !ids.is_empty() {
+            let _ = writeln!(h, "<p>{what}: <code>{}</code></p>", escape(&ids.join(", ")));
+        }
+    }
 }
 
 /// Each minimised bug: its key, how far it shrank, the kept steps and the command that

@@ -32,6 +32,9 @@ pub struct RunFolder {
     /// `greybox.json`, written by the `greybox` binary: its configuration, test cases,
     /// broken ones, generation and execution time, and the test case behind each bug.
     pub greybox: Option<Value>,
+    /// `monkeypp.json`, written by the `monkeypp` binary: the model's size, the plan's
+    /// interactions against the breadth-first bound, and interface coverage.
+    pub monkeypp: Option<Value>,
 }
 
 impl RunFolder {
@@ -78,6 +81,7 @@ impl RunFolder {
         let agent = read_optional_json(&dir.join("agent.json"))?;
         let minimised = read_optional_json(&dir.join("minimised.json"))?.unwrap_or_default();
         let greybox = read_optional_json(&dir.join("greybox.json"))?;
+        let monkeypp = read_optional_json(&dir.join("monkeypp.json"))?;
         Ok(Self {
             dir: dir.into(),
             run,
@@ -87,6 +91,7 @@ impl RunFolder {
             agent,
             minimised,
             greybox,
+            monkeypp,
         })
     }
 

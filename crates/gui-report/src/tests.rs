@@ -494,3 +494,32 @@ fn greybox_runs_show_their_test_case_figures_and_the_sequence_behind_each_bug() 
     let html = render_html(&[other], &HtmlOptions::default()).unwrap();
     assert!(!html.contains("Grey-box test cases"));
 }
+
+#[test]
+fn monkeypp_runs_show_the_plan_against_its_bound_and_what_was_not_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_run(dir.path(), true, true);
+    std::fs::write(
+        path.join("monkeypp.json"),
+        serde_json::json!({
+            "model": {"screens": 13, "ui": 62, "methods": 77, "statements": 447, "edges": 698},
+            "planned_interactions": 74, "interactions": 76,
+            "bound": {"at_least": 72}, "ratio_to_bound": 1.0277,
+            "interface_coverage": 0.5, "covered_ui": 31, "ui_total": 62,
+            "recoveries": 1, "unreached": ["#x<y> click"], "missing": [],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let run = RunFolder::load(&path).unwrap();
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert!(html.contains("<h2>Monkey++ interface coverage</h2>"));
+    assert!(html.contains("a model of 13 screens, 62 controls, 77 methods and 447 statements"));
+    assert!(html.contains("<td class=\"n\">≥ 72</td><td class=\"n\">1.03</td>"));
+    assert!(html.contains("50.0% (31/62)"));
+    assert!(html.contains("Not reached by the plan: <code>#x&lt;y&gt; click</code>"));
+    assert!(!html.contains("Not offered when planned"));
+    let other = load(tempfile::tempdir().unwrap().path(), false, true);
+    let html = render_html(&[other], &HtmlOptions::default()).unwrap();
+    assert!(!html.contains("Monkey++ interface coverage"));
+}
