@@ -90,7 +90,9 @@ pub struct WebModel {
     pub signals: Vec<Signal>,
 }
 
-const SCREEN_JS: &str = r#"(() => {
+const SCREEN_JS: &str = r#"((origin) => {
+  const here = location.protocol === 'file:' ? 'file://' : location.origin;
+  if (here !== origin) return OUTSIDE;
   const shown = e => {
     if (e.hidden) return false;
     const s = getComputedStyle(e), r = e.getBoundingClientRect();
@@ -105,11 +107,35 @@ const SCREEN_JS: &str = r#"(() => {
     return 'dialog ' + (named ? '#' + named.id : (d.getAttribute('aria-label') || d.tagName.toLowerCase()));
   }
   return location.pathname + location.hash;
-})()"#;
+})"#;
 
-/// The screen the page shows now: its open dialog, else its URL path and hash.
+/// The screen of every page outside the app's origin (an external link, the browser's
+/// error page when it cannot be reached): a screen without controls of the app, which
+/// Back leaves.
+pub const OUTSIDE: &str = "outside the app";
+
+/// The origin (`scheme://host:port`) of a URL.
+fn origin_of(url: &str) -> &str {
+    match url.find("://") {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            let end = rest.find(['/', '?', '#']).map_or(url.len(), |j| i + 3 + j);
+            &url[..end]
+        }
+        None => url,
+    }
+}
+
+/// The screen the page shows now: its open dialog, else its URL path and hash, or
+/// [`OUTSIDE`] when the page is not on the origin of the app's start page.
 pub fn current_screen(device: &mut ChromiumDevice) -> Result<String> {
-    let v = device.evaluate(SCREEN_JS)?;
+    let origin = origin_of(device.start_url()).to_owned();
+    let expr = format!(
+        "{}({})",
+        SCREEN_JS.replace("OUTSIDE", &serde_json::to_string(OUTSIDE).expect("string")),
+        serde_json::to_string(&origin).expect("string")
+    );
+    let v = device.evaluate(&expr)?;
     v.as_str()
         .map(str::to_owned)
         .ok_or_else(|| Error::BadModel {
@@ -217,7 +243,11 @@ impl Survey<'_> {
         let here: Vec<String> = offered.iter().map(|l| l.event.id.clone()).collect();
         // True while the app shows `screen` as the listing saw it.
         let mut in_place = true;
-        for live in &offered {
+        // Controls that appear after a control fired in place (a new list row) join the
+        // screen's list, and are surveyed in turn.
+        let mut todo: std::collections::VecDeque<LiveEvent> = offered.into_iter().collect();
+        while let Some(live) = todo.pop_front() {
+            let live = &live;
             if self.probed.contains(&live.event.id) {
                 continue;
             }
@@ -255,12 +285,16 @@ impl Survey<'_> {
             self.drain()?;
             let after = self.screen()?;
             if after == screen {
-                let ids: Vec<String> = self
-                    .app
-                    .available()?
-                    .iter()
-                    .map(|l| l.event.id.clone())
-                    .collect();
+                let now = self.app.available()?;
+                let ids: Vec<String> = now.iter().map(|l| l.event.id.clone()).collect();
+                for l in now {
+                    if !self.ui.iter().any(|(id, _)| *id == l.event.id) {
+                        self.record_ui(&screen, &l);
+                        todo.push_back(l);
+                    }
+                }
+                // A screen that changed in place is restored before the next probe; the
+                // controls that appeared are then gone, and stay in the model unfired.
                 in_place = ids == here;
                 continue;
             }
@@ -278,6 +312,7 @@ impl Survey<'_> {
                 rec.effect = Some(effect.clone());
             }
             if matches!(effect, Effect::Launch(_))
+                && after != OUTSIDE
                 && !self.screens.contains(&after)
                 && path.len() < self.config.max_depth
             {
@@ -759,4 +794,20 @@ pub fn map_recorded_run(
     }
     out.interface_coverage = covered.len() as f64 / total;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_of;
+
+    #[test]
+    fn origins_are_scheme_host_and_port() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:8765/index.html#/home"),
+            "http://127.0.0.1:8765"
+        );
+        assert_eq!(origin_of("https://example.org"), "https://example.org");
+        assert_eq!(origin_of("http://a.b:1?x=1"), "http://a.b:1");
+        assert_eq!(origin_of("file:///srv/app/index.html"), "file://");
+    }
 }
