@@ -122,7 +122,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         let rip_dir = o.out.join(app).join("rip");
         if !rip_dir.join("efg.json").is_file() {
             remove(&rip_dir)?;
-            greybox(
+            run_tool(
                 &bin,
                 &target,
                 &["--dry-run", "--max-events", &o.max_events.to_string()],
@@ -138,7 +138,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                 let mut args: Vec<&str> = config_args(c).to_vec();
                 let efg_s = efg.display().to_string();
                 args.extend(["--efg", efg_s.as_str()]);
-                greybox(&bin, &target, &args, &dir)?;
+                run_tool(&bin, &target, &args, &dir)?;
             }
             let row = read_json(&dir.join("greybox.json"))?;
             rows.push((app.clone(), c, row));
@@ -153,7 +153,9 @@ pub fn run(rest: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn greybox(bin: &Path, target: &[String], args: &[&str], out: &Path) -> Result<()> {
+/// Runs a tool with an app's options, `args` and `--out out`, keeping its output in
+/// `out.log`; fails naming the log when the tool does.
+pub(crate) fn run_tool(bin: &Path, target: &[String], args: &[&str], out: &Path) -> Result<()> {
     let mut cmd = Command::new(bin);
     cmd.args(target).args(args).arg("--out").arg(out);
     eprintln!("$ {cmd:?}");
@@ -177,14 +179,14 @@ fn greybox(bin: &Path, target: &[String], args: &[&str], out: &Path) -> Result<(
     Ok(())
 }
 
-fn remove(dir: &Path) -> Result<()> {
+pub(crate) fn remove(dir: &Path) -> Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     Ok(())
 }
 
-fn read_json(path: &Path) -> Result<Value> {
+pub(crate) fn read_json(path: &Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     serde_json::from_str(&text).with_context(|| path.display().to_string())
 }

@@ -11,8 +11,7 @@
 //! Writes `target/monkeypp-bench/report.md` and prints it.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -86,14 +85,14 @@ pub fn run(rest: &[String]) -> Result<()> {
         let base = o.out.join(app);
         let pp = base.join("monkeypp");
         if !pp.join("monkeypp.json").is_file() {
-            remove(&pp)?;
-            exec(&bins.join("monkeypp"), &target, &[], &pp)?;
+            crate::greybox_bench::remove(&pp)?;
+            crate::greybox_bench::run_tool(&bins.join("monkeypp"), &target, &[], &pp)?;
         }
         let monkey = base.join("monkey");
         if !monkey.join("summary.json").is_file() {
-            remove(&monkey)?;
+            crate::greybox_bench::remove(&monkey)?;
             let (steps, seed) = (o.events.to_string(), o.seed.to_string());
-            exec(
+            crate::greybox_bench::run_tool(
                 &bins.join("monkey"),
                 &target,
                 &["--steps", &steps, "--seed", &seed],
@@ -102,10 +101,10 @@ pub fn run(rest: &[String]) -> Result<()> {
         }
         let mapped = base.join("mapped");
         if !mapped.join("mapped.json").is_file() {
-            remove(&mapped)?;
+            crate::greybox_bench::remove(&mapped)?;
             let model = pp.join("model.json").display().to_string();
             let run = monkey.display().to_string();
-            exec(
+            crate::greybox_bench::run_tool(
                 &bins.join("monkeypp"),
                 &target,
                 &["--model", &model, "--monkey-run", &run],
@@ -114,8 +113,8 @@ pub fn run(rest: &[String]) -> Result<()> {
         }
         rows.push((
             app.clone(),
-            read_json(&pp.join("monkeypp.json"))?,
-            read_json(&mapped.join("mapped.json"))?,
+            crate::greybox_bench::read_json(&pp.join("monkeypp.json"))?,
+            crate::greybox_bench::read_json(&mapped.join("mapped.json"))?,
         ));
     }
     let report = table(&o, &rows);
@@ -125,42 +124,6 @@ pub fn run(rest: &[String]) -> Result<()> {
     println!("{report}");
     eprintln!("monkeypp-bench: wrote {}", path.display());
     Ok(())
-}
-
-fn exec(bin: &Path, target: &[String], args: &[&str], out: &Path) -> Result<()> {
-    let mut cmd = Command::new(bin);
-    cmd.args(target).args(args).arg("--out").arg(out);
-    eprintln!("$ {cmd:?}");
-    let o = cmd
-        .output()
-        .with_context(|| format!("running {}", bin.display()))?;
-    let log = out.with_extension("log");
-    if let Some(parent) = log.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut text = o.stdout.clone();
-    text.extend_from_slice(&o.stderr);
-    std::fs::write(&log, &text)?;
-    if !o.status.success() {
-        bail!(
-            "{cmd:?} failed ({}); its output is in {}",
-            o.status,
-            log.display()
-        );
-    }
-    Ok(())
-}
-
-fn remove(dir: &Path) -> Result<()> {
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
-    }
-    Ok(())
-}
-
-fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
-    serde_json::from_str(&text).with_context(|| path.display().to_string())
 }
 
 /// Events after which a coverage curve first reaches its final value.

@@ -91,6 +91,8 @@
 
 mod collect;
 
+pub use collect::LineIndex;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 

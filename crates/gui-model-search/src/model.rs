@@ -232,17 +232,11 @@ impl AppModel {
     }
 
     pub fn count(&self) -> Counts {
-        let mut c = Counts::default();
-        for v in &self.vertices {
-            match v.kind {
-                VertexKind::Statement { .. } => c.statements += 1,
-                VertexKind::Method { .. } => c.methods += 1,
-                VertexKind::Ui { .. } => c.ui += 1,
-            }
+        Counts {
+            screens: self.screens.len(),
+            edges: self.edges.len(),
+            ..Counts::of(&self.vertices)
         }
-        c.screens = self.screens.len();
-        c.edges = self.edges.len();
-        c
     }
 
     /// Checks the model is consistent: unique ids and screen names, edges between known
@@ -358,6 +352,21 @@ pub struct Counts {
     pub methods: usize,
     pub statements: usize,
     pub edges: usize,
+}
+
+impl Counts {
+    /// The vertices of each kind among `vertices` (screens and edges left at 0).
+    pub fn of<'v>(vertices: impl IntoIterator<Item = &'v Vertex>) -> Counts {
+        let mut c = Counts::default();
+        for v in vertices {
+            match v.kind {
+                VertexKind::Statement { .. } => c.statements += 1,
+                VertexKind::Method { .. } => c.methods += 1,
+                VertexKind::Ui { .. } => c.ui += 1,
+            }
+        }
+        c
+    }
 }
 
 /// The model with ids resolved to indices, for the searches.

@@ -15,7 +15,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    AppModel, Compiled, EdgeKind, Effect, Error, Result, Reuse, ScreenStack, Transition, VertexKind,
+    AppModel, Compiled, Counts, EdgeKind, Effect, Error, Result, Reuse, ScreenStack, Transition,
+    VertexKind,
 };
 
 /// Knobs of the search.
@@ -300,17 +301,16 @@ impl<'m> ModelRun<'m> {
 
     /// Covered (UI, method, statement) vertices.
     pub fn counts(&self) -> (usize, usize, usize) {
-        let mut n = (0, 0, 0);
-        for (v, &done) in self.c.model.vertices.iter().zip(&self.covered) {
-            if done {
-                match v.kind {
-                    VertexKind::Ui { .. } => n.0 += 1,
-                    VertexKind::Method { .. } => n.1 += 1,
-                    VertexKind::Statement { .. } => n.2 += 1,
-                }
-            }
-        }
-        n
+        let n = Counts::of(
+            self.c
+                .model
+                .vertices
+                .iter()
+                .zip(&self.covered)
+                .filter(|(_, done)| **done)
+                .map(|(v, _)| v),
+        );
+        (n.ui, n.methods, n.statements)
     }
 
     /// Covered UI vertices over all UI vertices (Definition 3).
@@ -875,11 +875,9 @@ mod tests {
         assert_eq!(bound, Bound::Exact(3));
     }
 
-    #[test]
-    fn plain_dfs_order_goes_back_and_local_first_does_not() {
-        // A: Go (launches B), Stay; B: Leaf. Model order touches Go first and must come
-        // back for Stay; local-first touches Stay first and never goes back.
-        let model = AppModel {
+    /// A: Go (launches B), Stay; B: Leaf.
+    fn go_stay_leaf() -> AppModel {
+        AppModel {
             app: "order".into(),
             platform: String::new(),
             launch: "A".into(),
@@ -890,7 +888,14 @@ mod tests {
                 ui("Leaf", "B", None),
             ],
             edges: vec![],
-        };
+        }
+    }
+
+    #[test]
+    fn plain_dfs_order_goes_back_and_local_first_does_not() {
+        // A: Go (launches B), Stay; B: Leaf. Model order touches Go first and must come
+        // back for Stay; local-first touches Stay first and never goes back.
+        let model = go_stay_leaf();
         let plain = search(
             &model,
             &SearchConfig {
@@ -999,18 +1004,7 @@ mod tests {
 
     #[test]
     fn without_a_budget_the_bound_falls_back_to_one_touch_per_control() {
-        let model = AppModel {
-            app: "order".into(),
-            platform: String::new(),
-            launch: "A".into(),
-            screens: vec![page("A"), page("B")],
-            vertices: vec![
-                ui("Go", "A", Some(Effect::Launch("B".into()))),
-                ui("Stay", "A", None),
-                ui("Leaf", "B", None),
-            ],
-            edges: vec![],
-        };
+        let model = go_stay_leaf();
         let targets: Vec<String> = ["Go", "Stay", "Leaf"].map(String::from).to_vec();
         let cfg = SearchConfig {
             bound_states: 0,

@@ -24,7 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gui_greybox::js::{JsAnalysis, JsConfig, JsHandler, Script};
+use gui_greybox::js::{JsAnalysis, JsConfig, JsHandler, LineIndex, Script};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
@@ -468,47 +468,6 @@ impl<'x> Names<'x> {
 }
 
 // ----- the walk -----
-
-/// Byte offset to (line, UTF-16 column), counting line terminators as V8 does (and as the
-/// analysis does, so positions match).
-struct LineIndex {
-    starts: Vec<u32>,
-}
-
-impl LineIndex {
-    fn new(source: &str) -> Self {
-        let bytes = source.as_bytes();
-        let mut starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i as u32 + 1),
-                b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push(i as u32 + 1),
-                0xE2 if bytes.get(i + 1) == Some(&0x80)
-                    && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
-                {
-                    starts.push(i as u32 + 3);
-                    i += 2;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        LineIndex { starts }
-    }
-
-    fn position(&self, source: &str, offset: u32) -> (u32, u32) {
-        let line = self
-            .starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1);
-        let start = self.starts[line] as usize;
-        let column = source
-            .get(start..offset as usize)
-            .map_or(0, |text| text.encode_utf16().count());
-        (line as u32, column as u32)
-    }
-}
 
 /// Statements found in one script: its top level, and the body of each analysis
 /// function in it.

@@ -123,13 +123,16 @@ pub(super) fn collect_script(
     Ok(())
 }
 
-/// Byte offset to (line, UTF-16 column), counting line terminators as V8 does.
-struct LineIndex {
+/// Byte offset to (line, UTF-16 column), counting line terminators as V8 does, so that
+/// positions match what DevTools reports and what [`super::JsAnalysis::function_at`]
+/// expects.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
     starts: Vec<u32>,
 }
 
 impl LineIndex {
-    fn new(source: &str) -> Self {
+    pub fn new(source: &str) -> Self {
         let bytes = source.as_bytes();
         let mut starts = vec![0];
         let mut i = 0;
@@ -150,7 +153,8 @@ impl LineIndex {
         LineIndex { starts }
     }
 
-    fn position(&self, source: &str, offset: u32) -> (u32, u32) {
+    /// The 0-based line and UTF-16 column of byte `offset` of `source`.
+    pub fn position(&self, source: &str, offset: u32) -> (u32, u32) {
         let line = self
             .starts
             .partition_point(|&s| s <= offset)
