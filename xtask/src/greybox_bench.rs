@@ -94,6 +94,11 @@ fn app_args(name: &str) -> Result<Vec<String>> {
         }
         _ => {}
     }
+    subject_args(name)
+}
+
+/// `--app-dir`/`--entry` of a subject of `xtask/subjects.toml`, fetched if needed.
+pub(crate) fn subject_args(name: &str) -> Result<Vec<String>> {
     let list = crate::subject_list()?;
     let s = list
         .subject

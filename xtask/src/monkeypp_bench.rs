@@ -54,22 +54,10 @@ fn parse(rest: &[String]) -> Result<Options> {
 
 /// `--app-dir`/`--entry` (or nothing, for the bundled demo) of an app.
 fn app_args(name: &str) -> Result<Vec<String>> {
-    if name == "demo" {
-        return Ok(Vec::new());
+    match name {
+        "demo" => Ok(Vec::new()),
+        _ => crate::greybox_bench::subject_args(name),
     }
-    let list = crate::subject_list()?;
-    let s = list
-        .subject
-        .iter()
-        .find(|s| s.name == name)
-        .with_context(|| format!("no subject `{name}` in xtask/subjects.toml"))?;
-    let dir = crate::fetch(&s.package)?;
-    Ok(vec![
-        "--app-dir".into(),
-        dir.display().to_string(),
-        "--entry".into(),
-        s.entry.clone(),
-    ])
 }
 
 pub fn run(rest: &[String]) -> Result<()> {

@@ -374,6 +374,8 @@ impl Counts {
 pub struct Compiled<'m> {
     pub model: &'m AppModel,
     pub screen_index: HashMap<&'m str, usize>,
+    /// Vertex id to index.
+    pub index: HashMap<&'m str, usize>,
     /// Outgoing edges of each vertex, in model order.
     pub out: Vec<Vec<(usize, EdgeKind)>>,
     /// UI vertices shown on each screen, in model order.
@@ -435,6 +437,7 @@ impl<'m> Compiled<'m> {
         Ok(Compiled {
             model,
             screen_index,
+            index,
             out,
             ui_on,
             lifecycle,

@@ -274,10 +274,10 @@ impl<'m> ModelRun<'m> {
     pub fn touch(&mut self, id: &str) -> Result<()> {
         let ui = self
             .c
-            .model
-            .vertices
-            .iter()
-            .position(|v| v.id == id && matches!(v.kind, VertexKind::Ui { .. }))
+            .index
+            .get(id)
+            .copied()
+            .filter(|&i| matches!(self.c.model.vertices[i].kind, VertexKind::Ui { .. }))
             .ok_or_else(|| Error::BadModel {
                 what: format!("`{id}` is not a UI vertex"),
             })?;
@@ -291,12 +291,7 @@ impl<'m> ModelRun<'m> {
     }
 
     pub fn is_covered(&self, id: &str) -> bool {
-        self.c
-            .model
-            .vertices
-            .iter()
-            .position(|v| v.id == id)
-            .is_some_and(|i| self.covered[i])
+        self.c.index.get(id).is_some_and(|&i| self.covered[i])
     }
 
     /// Covered (UI, method, statement) vertices.
@@ -516,12 +511,6 @@ pub fn bfs_bound(
 ) -> Result<Bound> {
     let c = Compiled::new(model)?;
     let fx = Effects::new(&c);
-    let index: HashMap<&str, usize> = model
-        .vertices
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.id.as_str(), i))
-        .collect();
     let mut nav: Vec<usize> = Vec::new();
     let mut plain_masks: HashSet<u64> = HashSet::new();
     let mut plain = 0usize;
@@ -530,7 +519,7 @@ pub fn bfs_bound(
         return Ok(fallback);
     }
     for id in targets {
-        let &u = index.get(id.as_str()).ok_or_else(|| Error::BadModel {
+        let &u = c.index.get(id.as_str()).ok_or_else(|| Error::BadModel {
             what: format!("bound target `{id}` is not a vertex"),
         })?;
         if fx.touch(&c, u).is_some() {
