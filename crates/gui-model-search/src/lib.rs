@@ -1,5 +1,5 @@
-//! Monkey++ (Moran, Hannigan-Arnold, ... "Improving Mobile User Interface Testing with
-//! Model Driven Monkey Search"): an app model G with statement, method and UI vertices,
+//! Monkey++ ("Improving Mobile User Interface Testing with Model Driven Monkey Search"):
+//! an app model G with statement, method and UI vertices,
 //! a runtime model of the screen stack and its lifecycle, a depth-first search over G
 //! that touches every reachable control, interface coverage, and Android Monkey's event
 //! log mapped onto G.
