@@ -152,7 +152,7 @@ fn table(o: &Options, rows: &[(String, Value, Value)]) -> String {
         let curve = m["curve"].as_array().cloned().unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {app} | {} | {} | {} | {} | {:.0} | {:.1} | {} | {bound} | {:.2} | {:.1}% ({}/{}) | {} | {:.1}% | {:.1}% ({}) | {} |",
+            "| {app} | {} | {} | {} | {} | {:.0} | {:.1} | {} ({} planned) | {bound} | {:.2} | {:.1}% ({}/{}) | {} | {:.1}% | {:.1}% ({}) | {} |",
             pp["model"]["screens"],
             pp["model"]["ui"],
             pp["model"]["methods"],
