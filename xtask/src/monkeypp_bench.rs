@@ -159,10 +159,8 @@ fn table(o: &Options, rows: &[(String, Value, Value)]) -> String {
             pp["model"]["statements"],
             f(&pp["build"]["static_ms"]),
             f(&pp["build"]["survey_ms"]) / 1e3,
-            format!(
-                "{} ({} planned)",
-                pp["interactions"], pp["planned_interactions"]
-            ),
+            pp["interactions"],
+            pp["planned_interactions"],
             f(&pp["interactions"])
                 / f(&pp["bound"]["exact"])
                     .max(f(&pp["bound"]["at_least"]))
