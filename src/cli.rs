@@ -10,7 +10,10 @@ use anyhow::{Context, Result, bail};
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, Parser, ValueEnum};
 use gui_core::{Action, Size, Transition};
-use gui_driver::{ChromiumConfig, ChromiumDevice, Device, SimApp, Simulator, StaticServer};
+use gui_driver::{
+    ChromiumConfig, ChromiumDevice, DesktopConfig, DesktopDevice, Device, SimApp, Simulator,
+    StaticServer,
+};
 use gui_explore::{
     ExploreConfig, Insight, Observation, RenderJudge, RunRecorder, Strategy, Summary, Throttle,
     ThrottleSpec,
@@ -231,6 +234,9 @@ pub enum DeviceKind {
     Chromium,
     /// The in-process simulated app (no browser; for trying strategies quickly).
     Simulator,
+    /// A desktop application under its own Xvfb (`--app-command`; `--viewport` is the
+    /// screen size), driven through X11 like a person would.
+    Desktop,
 }
 
 /// Which app to test and on what.
@@ -254,6 +260,10 @@ pub struct TargetArgs {
     /// Emulate a phone (412x915 unless --viewport says otherwise).
     #[arg(long)]
     pub mobile: bool,
+    /// With `--device desktop`: the program to start and its arguments, split at spaces
+    /// (e.g. `xcalc`, `galculator`).
+    #[arg(long, value_name = "COMMAND")]
+    pub app_command: Option<String>,
 }
 
 /// Budget, seed and output of a run.
@@ -335,6 +345,34 @@ impl TargetArgs {
                 device: Box::new(sim),
                 _server: None,
             });
+        }
+        if self.device == DeviceKind::Desktop {
+            let command: Vec<&str> = self
+                .app_command
+                .as_deref()
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect();
+            if command.is_empty() {
+                bail!("--device desktop needs --app-command, the program to test (e.g. xcalc)");
+            }
+            if self.url.is_some() || self.app_dir.is_some() || self.mobile {
+                bail!(
+                    "--device desktop tests a program: --url, --app-dir and --mobile are for web apps"
+                );
+            }
+            let mut config = DesktopConfig::new(command.iter().copied());
+            config.xvfb.size = self.viewport;
+            let device = DesktopDevice::launch(config)
+                .with_context(|| format!("starting `{}` under Xvfb", command.join(" ")))?;
+            return Ok(Target {
+                url: format!("desktop: {}", command.join(" ")),
+                device: Box::new(device),
+                _server: None,
+            });
+        }
+        if self.app_command.is_some() {
+            bail!("--app-command needs --device desktop");
         }
         let (device, url, server) = self.start_chromium()?;
         Ok(Target {

@@ -442,3 +442,44 @@ fn monkeypp_names_a_bad_model_and_plans_a_good_one_without_a_browser() {
         "{text}"
     );
 }
+
+/// The same binaries drive a desktop program under Xvfb with `--device desktop`.
+#[test]
+fn monkey_and_pirltest_drive_a_desktop_program_unchanged() {
+    let out = Command::new(env!("CARGO_BIN_EXE_monkey"))
+        .args(["--device", "desktop", "--steps", "3"])
+        .output()
+        .expect("run monkey");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--app-command"), "{}", stderr(&out));
+    let out = Command::new(env!("CARGO_BIN_EXE_monkey"))
+        .args(["--app-command", "xcalc", "--steps", "3"])
+        .output()
+        .expect("run monkey");
+    assert!(stderr(&out).contains("--device desktop"), "{}", stderr(&out));
+
+    let dir = tempfile::tempdir().unwrap();
+    for (bin, steps) in [
+        (env!("CARGO_BIN_EXE_monkey"), "12"),
+        (env!("CARGO_BIN_EXE_pirltest"), "8"),
+    ] {
+        let run = dir.path().join(steps);
+        let out = Command::new(bin)
+            .args(["--device", "desktop", "--app-command", "xcalc"])
+            .args(["--viewport", "640x480", "--seed", "1", "--steps", steps])
+            .arg("--out")
+            .arg(&run)
+            .output()
+            .expect("run the binary");
+        assert!(
+            out.status.success(),
+            "{bin} on xcalc (x11-apps and xvfb come from `cargo xtask setup`): {}",
+            stderr(&out)
+        );
+        let lines = std::fs::read_to_string(run.join("steps.jsonl")).unwrap();
+        assert_eq!(lines.lines().count(), steps.parse::<usize>().unwrap());
+        let meta = std::fs::read_to_string(run.join("run.json")).unwrap();
+        assert!(meta.contains("desktop: xcalc"), "{meta}");
+        assert!(run.join("report.html").is_file());
+    }
+}
