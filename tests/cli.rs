@@ -456,7 +456,11 @@ fn monkey_and_pirltest_drive_a_desktop_program_unchanged() {
         .args(["--app-command", "xcalc", "--steps", "3"])
         .output()
         .expect("run monkey");
-    assert!(stderr(&out).contains("--device desktop"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--device desktop"),
+        "{}",
+        stderr(&out)
+    );
 
     let dir = tempfile::tempdir().unwrap();
     for (bin, steps) in [
