@@ -533,3 +533,67 @@ fn input_ending_in_a_newline_presses_enter() {
     );
     assert_eq!(wait_text(&mut device, "#screen-name", "Account"), "Account");
 }
+
+/// A phone-emulated page is a mobile app to the agent: the mobile action set, touch taps
+/// and long presses, swipes by finger, and the orientation switching as a page action.
+#[test]
+fn a_phone_emulated_page_takes_touch_and_the_mobile_actions() {
+    let server = StaticServer::demo().expect("serve demo app");
+    let mut device = common::launch(&server.url(), ChromiumConfig::mobile());
+    assert_eq!(device.platform(), gui_core::Platform::Android);
+    let touch = device
+        .evaluate("navigator.maxTouchPoints > 0 && 'ontouchstart' in window")
+        .unwrap();
+    assert_eq!(touch, serde_json::json!(true));
+
+    // A tap on the Settings button navigates, as a click does on the desktop web.
+    let at = center_of(&mut device, "#nav-settings");
+    device.perform(&click(at)).unwrap();
+    let hash = wait_text_eval(&mut device, "location.hash", "#/settings");
+    assert_eq!(hash, "#/settings");
+    device
+        .perform(&Action::at(ActionKind::LongClick, at))
+        .unwrap();
+
+    // The orientation switch turns the viewport and the screenshot with it.
+    let before = device.screenshot().unwrap();
+    device
+        .perform(&Action::new(ActionKind::OrientationSwitch))
+        .unwrap();
+    let after = device.screenshot().unwrap();
+    assert_eq!(
+        (after.width(), after.height()),
+        (before.height(), before.width())
+    );
+    let landscape = device
+        .evaluate("screen.orientation.type + ' ' + (innerWidth > innerHeight)")
+        .unwrap();
+    assert_eq!(landscape, serde_json::json!("landscape-primary true"));
+    device.perform(&Action::new(ActionKind::Swipe)).unwrap();
+    device
+        .perform(&Action::new(ActionKind::PhoneInterrupt))
+        .unwrap();
+    // Desktop-only actions are refused, naming the platform.
+    let err = device
+        .perform(&Action::at(ActionKind::RightClick, at))
+        .unwrap_err();
+    assert!(err.to_string().contains("Android"), "{err}");
+}
+
+/// Polls a JS expression until it yields `want` (or 2 s pass); returns the last value.
+fn wait_text_eval(device: &mut ChromiumDevice, expr: &str, want: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..40 {
+        last = device
+            .evaluate(expr)
+            .unwrap()
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if last == want {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    last
+}

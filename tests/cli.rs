@@ -487,3 +487,27 @@ fn monkey_and_pirltest_drive_a_desktop_program_unchanged() {
         assert!(run.join("report.html").is_file());
     }
 }
+
+/// `pirltest --mobile` explores the demo as a phone: only the mobile actions are chosen.
+#[test]
+fn pirltest_on_a_phone_emulated_page_uses_the_mobile_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("phone");
+    let out = Command::new(env!("CARGO_BIN_EXE_pirltest"))
+        .args(["--mobile", "--seed", "3", "--steps", "12", "--out"])
+        .arg(&run)
+        .output()
+        .expect("run pirltest");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let steps = std::fs::read_to_string(run.join("steps.jsonl")).unwrap();
+    assert_eq!(steps.lines().count(), 12);
+    for line in steps.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let kind = v["action"]["kind"].as_str().unwrap().to_owned();
+        assert!(
+            !["mid_click", "right_click", "window_size"].contains(&kind.as_str()),
+            "a desktop-web action on a phone: {kind}"
+        );
+        assert!(v["error"].is_null(), "{line}");
+    }
+}

@@ -517,6 +517,13 @@ impl ChromiumDevice {
                                        "angle": if landscape { 90 } else { 0 } },
             }),
         )?;
+        if mobile {
+            // A phone has a touch screen: pages see touch support and get touch events.
+            self.browser()?.call(
+                "Emulation.setTouchEmulationEnabled",
+                json!({ "enabled": true, "maxTouchPoints": 5 }),
+            )?;
+        }
         Ok(())
     }
 
@@ -564,6 +571,45 @@ impl ChromiumDevice {
         }
         let end = (start.0 + dx as f64, start.1 + dy as f64);
         b.call("Input.dispatchMouseEvent", ev("mouseReleased", end, 0))?;
+        Ok(())
+    }
+
+    /// A finger on `at` for `hold`, then lifted: a tap, or a long press.
+    fn touch(&mut self, at: Point, hold: Duration) -> Result<()> {
+        let b = self.browser()?;
+        let point = json!([{ "x": at.x, "y": at.y }]);
+        b.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchStart", "touchPoints": point }),
+        )?;
+        if !hold.is_zero() {
+            std::thread::sleep(hold);
+        }
+        b.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchEnd", "touchPoints": [] }),
+        )?;
+        Ok(())
+    }
+
+    /// A finger put down on `from`, moved by (dx, dy) in six steps, and lifted.
+    fn touch_drag(&mut self, from: Point, dx: i32, dy: i32) -> Result<()> {
+        let b = self.browser()?;
+        let at = |i: i32| json!([{ "x": from.x + dx * i / 6, "y": from.y + dy * i / 6 }]);
+        b.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchStart", "touchPoints": at(0) }),
+        )?;
+        for i in 1..=6 {
+            b.call(
+                "Input.dispatchTouchEvent",
+                json!({ "type": "touchMove", "touchPoints": at(i) }),
+            )?;
+        }
+        b.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchEnd", "touchPoints": [] }),
+        )?;
         Ok(())
     }
 
@@ -705,10 +751,11 @@ impl ChromiumDevice {
 
     fn perform_inner(&mut self, action: &Action) -> Result<()> {
         use ActionKind::*;
-        if !action.kind.supported_on(Platform::Web) {
+        let platform = self.platform();
+        if !action.kind.supported_on(platform) {
             return Err(Error::Unsupported {
                 action: action.kind,
-                platform: Platform::Web,
+                platform,
             });
         }
         let target = || {
@@ -717,6 +764,39 @@ impl ChromiumDevice {
                 what: "a target",
             })
         };
+        if self.config.mobile {
+            match action.kind {
+                Click => return self.touch(target()?, Duration::ZERO),
+                // Chrome's long press fires after about half a second.
+                LongClick => return self.touch(target()?, Duration::from_millis(800)),
+                Drag => {
+                    let (dx, dy) = match action.param {
+                        Some(ActionParam::Offset { dx, dy }) => (dx, dy),
+                        _ => (self.viewport.width as i32 / 8, 0),
+                    };
+                    return self.touch_drag(target()?, dx, dy);
+                }
+                Swipe => {
+                    // A finger moving up moves the content up: the page scrolls down.
+                    let vp = self.viewport;
+                    let sign = match action.param {
+                        Some(ActionParam::Direction(SwipeDirection::Down)) => 1,
+                        _ => -1,
+                    };
+                    let at = action
+                        .point()
+                        .unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
+                    return self.touch_drag(at, 0, sign * (vp.height as i32 * 4 / 10));
+                }
+                OrientationSwitch => {
+                    self.viewport = Size::new(self.viewport.height, self.viewport.width);
+                    return self.apply_viewport();
+                }
+                // A call takes the screen for a moment: the page is hidden, then shown.
+                PhoneInterrupt => return self.back_switch(),
+                _ => {}
+            }
+        }
         match action.kind {
             Click => self.mouse(target()?, "left", 1)?,
             DoubleClick => self.mouse(target()?, "left", 2)?,
@@ -809,7 +889,9 @@ impl ChromiumDevice {
                 let off = !self.offline;
                 self.set_offline(off)?;
             }
-            LongClick | OrientationSwitch | PhoneInterrupt => unreachable!("filtered above"),
+            LongClick | OrientationSwitch | PhoneInterrupt => {
+                unreachable!("mobile only, handled above")
+            }
         }
         Ok(())
     }
@@ -869,8 +951,15 @@ fn signal_of(ev: &Event) -> Option<Signal> {
 }
 
 impl Device for ChromiumDevice {
+    /// A page emulating a phone (`ChromiumConfig::mobile`) is a mobile app for the agent:
+    /// it takes the paper's mobile action set (`Platform::Android`, Table 1's mobile
+    /// column), with touch input.
     fn platform(&self) -> Platform {
-        Platform::Web
+        if self.config.mobile {
+            Platform::Android
+        } else {
+            Platform::Web
+        }
     }
 
     fn viewport(&self) -> Size {
