@@ -217,7 +217,9 @@ fn main() -> Result<()> {
         "planned_interactions": plan.interactions(),
         "interactions": live.steps.len(),
         "bound": bound,
-        "ratio_to_bound": plan.interactions() as f64 / bound.value().max(1) as f64,
+        // Interactions carried out (restarts that brought controls back included).
+        "ratio_to_bound": live.steps.len() as f64 / bound.value().max(1) as f64,
+        "planned_ratio_to_bound": plan.interactions() as f64 / bound.value().max(1) as f64,
         "planned_interface_coverage": plan.interface_coverage(),
         "interface_coverage": live.interface_coverage,
         "covered_ui": live.covered_ui,

@@ -161,10 +161,7 @@ fn table(o: &Options, rows: &[(String, Value, Value)]) -> String {
             f(&pp["build"]["survey_ms"]) / 1e3,
             pp["interactions"],
             pp["planned_interactions"],
-            f(&pp["interactions"])
-                / f(&pp["bound"]["exact"])
-                    .max(f(&pp["bound"]["at_least"]))
-                    .max(1.0),
+            f(&pp["ratio_to_bound"]),
             100.0 * f(&pp["interface_coverage"]),
             pp["covered_ui"],
             pp["ui_total"],

@@ -205,15 +205,6 @@ impl<S: Clone + PartialEq> ScreenStack<S> {
         }
         out
     }
-
-    /// Keeps the bottom `depth` screens and finishes the rest, top first.
-    pub fn unwind_to(&mut self, depth: usize) -> Vec<Transition<S>> {
-        let mut out = Vec::new();
-        while self.entries.len() > depth {
-            out.extend(self.back());
-        }
-        out
-    }
 }
 
 #[cfg(test)]

@@ -121,23 +121,31 @@ impl SearchPlan {
 /// callback does, to the stack.
 #[derive(Debug, Clone)]
 struct Effects {
-    /// Per vertex: the first effect a local search from it meets.
+    /// Per UI vertex and lifecycle method (the only starts of local searches whose effect
+    /// is asked for): the first effect a local search from it meets. `None` elsewhere.
     reach: Vec<Option<Effect>>,
 }
 
 impl Effects {
     fn new(c: &Compiled<'_>) -> Effects {
-        let reach = (0..c.model.vertices.len())
-            .map(|v| {
-                let mut first = None;
-                local_walk(c, v, |w| {
-                    if first.is_none() {
-                        first = c.statement_effect(w).cloned();
-                    }
-                });
-                first
-            })
-            .collect();
+        let mut reach = vec![None; c.model.vertices.len()];
+        let starts = c
+            .model
+            .ui_vertices()
+            .map(|(i, _)| i)
+            .chain(c.lifecycle.values().flatten().copied());
+        for v in starts {
+            if reach[v].is_some() {
+                continue;
+            }
+            let mut first = None;
+            local_walk(c, v, |w| {
+                if first.is_none() {
+                    first = c.statement_effect(w).cloned();
+                }
+            });
+            reach[v] = first;
+        }
         Effects { reach }
     }
 

@@ -339,27 +339,22 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
     let static_ms = t.elapsed().as_secs_f64() * 1e3;
 
     // Which functions may change the screen: those whose code, callees included, has a
-    // statement with a web effect.
-    let stmt_effect: HashSet<&str> = code.effects.iter().map(|(s, _)| s.as_str()).collect();
-    let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
+    // statement with a web effect. One walk backwards from those statements finds them
+    // all (rather than a walk forwards from every handler of every control).
+    let mut into: HashMap<&str, Vec<&str>> = HashMap::new();
     for e in &code.edges {
-        out.entry(e.from.as_str()).or_default().push(e.to.as_str());
+        into.entry(e.to.as_str()).or_default().push(e.from.as_str());
     }
-    let changes_screen = |method: &str| {
-        let mut seen = HashSet::from([method]);
-        let mut stack = vec![method];
-        while let Some(v) = stack.pop() {
-            if stmt_effect.contains(v) {
-                return true;
-            }
-            for &w in out.get(v).into_iter().flatten() {
-                if seen.insert(w) {
-                    stack.push(w);
-                }
+    let mut changing: HashSet<&str> = code.effects.iter().map(|(s, _)| s.as_str()).collect();
+    let mut stack: Vec<&str> = changing.iter().copied().collect();
+    while let Some(v) = stack.pop() {
+        for &w in into.get(v).into_iter().flatten() {
+            if changing.insert(w) {
+                stack.push(w);
             }
         }
-        false
-    };
+    }
+    let changes_screen = |method: &str| changing.contains(method);
     let method_of = |h: &HandlerRef| -> Option<&str> {
         let HandlerRef::Js {
             script,
@@ -523,6 +518,7 @@ pub fn run_plan(
         app,
         input,
         recorder,
+        listing: None,
     };
     live.app.reset()?;
     if let Some(rec) = live.recorder.as_deref_mut() {
@@ -591,27 +587,37 @@ struct Live<'a, 'm> {
     app: &'a mut WebApp,
     input: &'a str,
     recorder: Option<&'a mut RunRecorder>,
+    /// The page's controls, listed by `offered` for the touch that follows.
+    listing: Option<Vec<LiveEvent>>,
 }
 
 impl Live<'_, '_> {
+    /// Whether the page offers control `id` now. The listing is kept for the step that
+    /// follows, so a touch lists the page once.
     fn offered(&mut self, id: &str) -> Result<bool> {
-        Ok(self.app.available()?.iter().any(|l| l.event.id == id))
+        let listing = self.app.available()?;
+        let found = listing.iter().any(|l| l.event.id == id);
+        self.listing = Some(listing);
+        Ok(found)
     }
 
     /// Carries out one interaction and records it.
     fn step(&mut self, interaction: &Interaction) -> Result<()> {
+        // A listing taken before another interaction is stale.
+        if !matches!(interaction, Interaction::Touch(_)) {
+            self.listing = None;
+        }
         let n = self.out.steps.len() as u64 + 1;
         let t = Instant::now();
         let mut done = true;
         let mut error = None;
         let action = match interaction {
             Interaction::Touch(id) => {
-                match self
-                    .app
-                    .available()?
-                    .into_iter()
-                    .find(|l| l.event.id == *id)
-                {
+                let listing = match self.listing.take() {
+                    Some(l) => l,
+                    None => self.app.available()?,
+                };
+                match listing.into_iter().find(|l| l.event.id == *id) {
                     Some(live) => {
                         let action = live.action(self.input);
                         if let Err(e) = self.app.fire(&live, self.input) {
