@@ -225,6 +225,10 @@ impl Strategy for WithProgress<'_> {
     fn insight(&self) -> Option<Insight> {
         self.inner.insight()
     }
+
+    fn wants_ui(&self) -> bool {
+        self.inner.wants_ui()
+    }
 }
 
 /// The kinds of device a binary can drive.

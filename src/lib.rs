@@ -5,9 +5,11 @@ pub use gui_core as core;
 pub use gui_driver as driver;
 pub use gui_explore as explore;
 pub use gui_greybox as greybox;
+pub use gui_llm as llm;
 pub use gui_report as report;
 pub use gui_rl as rl;
 pub use gui_vision as vision;
 
 pub mod cli;
 pub mod pirltest;
+pub mod visiondroid;

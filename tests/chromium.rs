@@ -597,3 +597,52 @@ fn wait_text_eval(device: &mut ChromiumDevice, expr: &str, want: &str) -> String
     }
     last
 }
+
+/// The DOM read as a view hierarchy (VisionDroid's GUI text): what each element is, what
+/// it takes, and where it is, in screenshot pixels; hidden screens contribute nothing.
+#[test]
+fn the_view_hierarchy_names_every_visible_widget_and_what_it_takes() {
+    let (_server, mut device) = demo();
+    let home = device.ui_hierarchy().unwrap().expect("Chromium has a DOM");
+    assert!(home.screen.ends_with("#/home"), "{}", home.screen);
+    assert!(home.app.contains("Demo"), "{}", home.app);
+    let by_id = |ui: &gui_core::UiHierarchy, id: &str| {
+        ui.elements
+            .iter()
+            .find(|e| e.id == id)
+            .unwrap_or_else(|| panic!("{id} missing from {:#?}", ui.elements))
+            .clone()
+    };
+    let cart = by_id(&home, "nav-cart");
+    assert!(cart.clickable && !cart.editable && !cart.checkable);
+    assert_eq!(cart.text, "Cart");
+    assert_eq!(cart.class, "button");
+    assert_eq!(
+        Some(cart.bounds),
+        device.element_rect("#nav-cart").unwrap(),
+        "bounds in screenshot pixels (scale 1)"
+    );
+    let counter = by_id(&home, "home-counter");
+    assert!(!counter.actionable());
+    assert_eq!(counter.text, "0");
+    assert!(
+        home.elements.iter().all(|e| e.id != "list-add"),
+        "a hidden screen leaked"
+    );
+
+    let nav_form = center_of(&mut device, "#nav-form");
+    device.perform(&click(nav_form)).unwrap();
+    wait_text_eval(&mut device, "location.hash", "#/form");
+    let form = device.ui_hierarchy().unwrap().unwrap();
+    let name = by_id(&form, "form-name");
+    assert!(name.editable && !name.clickable);
+    assert_eq!(name.hint, "Name");
+    let subscribe = by_id(&form, "form-subscribe");
+    assert!(subscribe.checkable && !subscribe.checked);
+    assert!(subscribe.hint.contains("newsletter"), "{}", subscribe.hint);
+    assert!(by_id(&form, "form-plan-basic").checked);
+    let colour = by_id(&form, "form-color");
+    assert!(colour.clickable);
+    assert_eq!(colour.text, "Blue");
+    assert_eq!(by_id(&form, "form-volume-value").text, "50");
+}

@@ -3,6 +3,8 @@
 //! Each test crate uses a part of it.
 #![allow(dead_code)]
 
+pub mod competent_model;
+
 use gui_core::{Action, ActionKind, Point};
 use gui_driver::{ChromiumConfig, ChromiumDevice, StaticServer};
 

@@ -20,6 +20,7 @@
 //! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
 //! - `greybox-bench` grey-box (EDG) against black-box (EFG) test cases: the paper's Table 4
 //! - `monkeypp-bench` Monkey++ against Monkey: interactions, the breadth-first bound, interface coverage
+//! - `louvain-bench` gui-llm's Louvain against networkx on a 2000-node history graph: time, modularity
 
 mod adat_bench;
 mod adat_data;
@@ -27,6 +28,7 @@ mod canny_compare;
 mod compare;
 mod greybox_bench;
 mod layout_embedder;
+mod louvain_bench;
 mod models;
 mod monkeypp_bench;
 mod rl_bench;
@@ -45,7 +47,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,6 +74,7 @@ fn main() -> Result<()> {
         "adat-train" => adat_bench::train(rest),
         "greybox-bench" => greybox_bench::run(rest),
         "monkeypp-bench" => monkeypp_bench::run(rest),
+        "louvain-bench" => louvain_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

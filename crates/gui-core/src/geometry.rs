@@ -44,7 +44,7 @@ impl Size {
 ///
 /// `x`, `y` may be negative (a widget scrolled partly off screen); the box covers the
 /// half-open ranges `x..x+width` and `y..y+height`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rect {
     pub x: i32,
     pub y: i32,

@@ -22,6 +22,7 @@ mod error;
 mod geometry;
 mod screenshot;
 mod signal;
+mod ui;
 mod widget;
 
 pub use action::{Action, ActionGroup, ActionKind, ActionParam, Platform, SwipeDirection, Target};
@@ -29,4 +30,5 @@ pub use error::{Error, Result};
 pub use geometry::{Point, Rect, Size};
 pub use screenshot::Screenshot;
 pub use signal::{CoverageSnapshot, Signal, SignalKind, StackFrame, Transition};
+pub use ui::{UiElement, UiHierarchy};
 pub use widget::{Widget, WidgetKind};

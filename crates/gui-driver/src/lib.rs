@@ -36,7 +36,9 @@ mod jscov;
 mod serve;
 mod simulator;
 
-use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size};
+use gui_core::{
+    Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, UiHierarchy,
+};
 
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
 pub use desktop::{
@@ -82,6 +84,13 @@ pub trait Device {
 
     /// One line for logs and run folders: backend, version, target.
     fn describe(&self) -> String;
+
+    /// The view hierarchy of the screen on show (the DOM on the web, a UI Automator dump
+    /// on Android), with bounds in screenshot pixels; `None` where the platform exposes
+    /// none (a desktop app seen only through its pixels).
+    fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {
+        Ok(None)
+    }
 }
 
 /// Milliseconds since the Unix epoch, the timestamp of screenshots.

@@ -3,6 +3,7 @@ use std::time::{Duration, Instant};
 
 use gui_core::{
     Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, Transition,
+    UiHierarchy,
 };
 use gui_driver::Device;
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,9 @@ pub struct Observation<'a> {
     pub platform: Platform,
     /// Actions the device supports, in [`ActionKind::ALL`] order.
     pub actions: &'a [ActionKind],
+    /// The screen's view hierarchy, read only for strategies that ask for it
+    /// ([`Strategy::wants_ui`]) and only where the device has one.
+    pub ui: Option<&'a UiHierarchy>,
 }
 
 /// Chooses actions and learns from their outcome. Every technique (Monkey, PIRLTest,
@@ -39,6 +43,12 @@ pub trait Strategy {
     /// strategies without a model of the screen have none.
     fn insight(&self) -> Option<Insight> {
         None
+    }
+
+    /// Whether [`Observation::ui`] should be filled (reading the hierarchy costs a
+    /// device round trip, so pixel-only strategies say no).
+    fn wants_ui(&self) -> bool {
+        false
     }
 }
 
@@ -159,12 +169,23 @@ pub fn explore(
         }
         let actions = device.supported_actions();
         let t = Instant::now();
+        let ui = if strategy.wants_ui() {
+            // A hierarchy that cannot be read leaves the strategy with the pixels; a lost
+            // device shows itself again at the action.
+            device.ui_hierarchy().unwrap_or_else(|e| {
+                tracing::warn!(step = step + 1, "no view hierarchy: {e}");
+                None
+            })
+        } else {
+            None
+        };
         let action = strategy.choose(&Observation {
             step: step + 1,
             screenshot: &before,
             viewport: device.viewport(),
             platform: device.platform(),
             actions: &actions,
+            ui: ui.as_ref(),
         });
         let choose_ms = ms(t);
         let insight = strategy.insight();

@@ -303,6 +303,7 @@ mod tests {
                     viewport: Size::new(1280, 800),
                     platform: Platform::Web,
                     actions: &actions,
+                    ui: None,
                 })
             })
             .collect()

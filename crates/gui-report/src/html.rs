@@ -282,6 +282,15 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
         }
         h.push_str("</section>\n");
     }
+    if runs.iter().any(|r| r.visiondroid.is_some()) {
+        h.push_str(
+            "<section id=\"visiondroid\">\n<h2>VisionDroid: suspected non-crash bugs</h2>\n",
+        );
+        for run in runs {
+            visiondroid_section(&mut h, &mut thumbs, run);
+        }
+        h.push_str("</section>\n");
+    }
     h.push_str("<section id=\"bugs\">\n<h2>Bugs</h2>\n");
     for (r, run) in runs.iter().enumerate() {
         bugs_section(&mut h, &mut thumbs, r, run);
@@ -701,6 +710,87 @@ fn monkeypp_section(h: &mut String, run: &RunFolder) {
         if !ids.is_empty() {
             let _ = writeln!(h, "<p>{what}: <code>{}</code></p>", escape(&ids.join(", ")));
         }
+    }
+}
+
+/// A `visiondroid` run (its `visiondroid.json`): functions tested, how the history was
+/// cut, and every suspected bug with its screens and the model's reasoning.
+fn visiondroid_section(h: &mut String, thumbs: &mut Thumbnails, run: &RunFolder) {
+    let Some(v) = &run.visiondroid else { return };
+    let list = |key: &str| v[key].as_array().map_or(&[][..], Vec::as_slice);
+    let acc = &v["accounting"];
+    let segments = list("segments");
+    let _ = writeln!(
+        h,
+        "<p><code>{}</code> with <code>{}</code>: {} functions tested, history cut into {} \
+         parts (modularity {:.2}), {} model calls, {} prompt and {} completion tokens, {} steps \
+         chosen without the model.</p>",
+        escape(&run.dir.display().to_string()),
+        escape(v["llm"].as_str().unwrap_or("?")),
+        list("functions").len(),
+        segments.len(),
+        v["modularity"].as_f64().unwrap_or(0.0),
+        acc["calls"].as_u64().unwrap_or(0),
+        acc["prompt_tokens"].as_u64().unwrap_or(0),
+        acc["completion_tokens"].as_u64().unwrap_or(0),
+        list("failures").len(),
+    );
+    let functions: Vec<String> = list("functions")
+        .iter()
+        .filter_map(|f| Some(format!("{} ×{}", f[0].as_str()?, f[1].as_u64()?)))
+        .collect();
+    if !functions.is_empty() {
+        let _ = writeln!(h, "<p>Functions: {}</p>", escape(&functions.join(", ")));
+    }
+    let bugs = list("bugs");
+    if bugs.is_empty() {
+        h.push_str("<p class=\"ok\">No non-crash bug suspected.</p>\n");
+        return;
+    }
+    for bug in bugs {
+        let steps: Vec<u64> = bug["steps"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        let scope = if bug["scope"] == "intra_page" {
+            "one screen"
+        } else {
+            "across screens"
+        };
+        let _ = writeln!(
+            h,
+            "<article class=\"bug\">\n<h4><span class=\"kind\">{}</span>{}</h4>\n<p>Steps {} ({}){}.</p>",
+            escape(bug["category"].as_str().unwrap_or("suspected")),
+            escape(bug["description"].as_str().unwrap_or("")),
+            escape(
+                &steps
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            scope,
+            bug["screens"].as_array().map_or(String::new(), |s| {
+                let names: Vec<&str> = s.iter().filter_map(Value::as_str).collect();
+                format!(" on <code>{}</code>", escape(&names.join(", ")))
+            }),
+        );
+        if let Some(r) = bug["reasoning"].as_str().filter(|r| !r.is_empty()) {
+            let _ = writeln!(h, "<pre class=\"message\">{}</pre>", escape(r));
+        }
+        // A history step is the screen its action was taken on: the one after the step
+        // before.
+        h.push_str("<div class=\"shots\">\n");
+        for s in steps.iter().take(6) {
+            let img = match run.screenshot_after(s.saturating_sub(1)) {
+                Some(rel) => thumbs.img(run, &rel, &format!("screen of step {s}")),
+                None => missing("no screenshot"),
+            };
+            let _ = writeln!(h, "<figure>{img}<figcaption>step {s}</figcaption></figure>");
+        }
+        h.push_str("</div>\n</article>\n");
     }
 }
 

@@ -35,6 +35,10 @@ pub struct RunFolder {
     /// `monkeypp.json`, written by the `monkeypp` binary: the model's size, the plan's
     /// interactions against the breadth-first bound, and interface coverage.
     pub monkeypp: Option<Value>,
+    /// `visiondroid.json`, written by the `visiondroid` binary: the tested functions, the
+    /// sub-sequences the history was cut into, the suspected non-crash bugs with the
+    /// model's reasoning, and the model calls' accounting.
+    pub visiondroid: Option<Value>,
 }
 
 impl RunFolder {
@@ -82,6 +86,7 @@ impl RunFolder {
         let minimised = read_optional_json(&dir.join("minimised.json"))?.unwrap_or_default();
         let greybox = read_optional_json(&dir.join("greybox.json"))?;
         let monkeypp = read_optional_json(&dir.join("monkeypp.json"))?;
+        let visiondroid = read_optional_json(&dir.join("visiondroid.json"))?;
         Ok(Self {
             dir: dir.into(),
             run,
@@ -92,6 +97,7 @@ impl RunFolder {
             minimised,
             greybox,
             monkeypp,
+            visiondroid,
         })
     }
 

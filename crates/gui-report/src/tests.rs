@@ -523,3 +523,39 @@ fn monkeypp_runs_show_the_plan_against_its_bound_and_what_was_not_covered() {
     let html = render_html(&[other], &HtmlOptions::default()).unwrap();
     assert!(!html.contains("Monkey++ interface coverage"));
 }
+
+#[test]
+fn visiondroid_runs_show_each_suspected_bug_with_its_screens_and_reasoning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_run(dir.path(), true, true);
+    std::fs::write(
+        path.join("visiondroid.json"),
+        serde_json::json!({
+            "llm": "gpt-4o at http://127.0.0.1:1/v1",
+            "functions": [["Change cart quantity", 2], ["Open <settings>", 1]],
+            "segments": [{"index": 0, "steps": [1, 2], "functions": [], "checked": true}],
+            "modularity": 0.42,
+            "failures": [],
+            "accounting": {"calls": 7, "prompt_tokens": 1200, "completion_tokens": 90},
+            "bugs": [{
+                "scope": "inter_page", "steps": [1], "screens": ["#/cart"],
+                "functions": ["Change cart quantity"], "category": "numerical calculation error",
+                "description": "the total <b>$17.75</b> is not the sum", "reasoning": "2.50 + 12.00 + 7.25",
+                "segment": 0
+            }],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let run = RunFolder::load(&path).unwrap();
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert!(html.contains("<h2>VisionDroid: suspected non-crash bugs</h2>"));
+    assert!(html.contains("7 model calls, 1200 prompt and 90 completion tokens"));
+    assert!(html.contains("Change cart quantity ×2, Open &lt;settings&gt; ×1"));
+    assert!(html.contains("the total &lt;b&gt;$17.75&lt;/b&gt; is not the sum"));
+    assert!(html.contains("Steps 1 (across screens) on <code>#/cart</code>"));
+    assert!(html.contains("<figcaption>step 1</figcaption>"));
+    let other = load(tempfile::tempdir().unwrap().path(), false, true);
+    let html = render_html(&[other], &HtmlOptions::default()).unwrap();
+    assert!(!html.contains("VisionDroid"));
+}
