@@ -77,6 +77,8 @@ fn a_competent_model_finds_the_wrong_cart_total_and_the_key_stays_secret() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("10 steps"), "{stdout}");
+    // Shown with --nocapture: the summary line with model calls and tokens.
+    println!("{stdout}");
 
     // Every call carried the key, and nothing the tool wrote contains it.
     let keys = keys.lock().unwrap();
