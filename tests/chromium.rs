@@ -646,3 +646,24 @@ fn the_view_hierarchy_names_every_visible_widget_and_what_it_takes() {
     assert_eq!(colour.text, "Blue");
     assert_eq!(by_id(&form, "form-volume-value").text, "50");
 }
+
+/// Chromium keeps its sandbox unless the tool runs as root, and says when it has none.
+#[test]
+fn the_sandbox_is_off_only_for_root_and_the_device_says_so() {
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let (_server, device) = demo();
+    assert_eq!(device.sandboxed(), !root);
+    assert_eq!(device.describe().contains("no sandbox"), root);
+    // Turned off on request, whoever runs it.
+    let server = StaticServer::demo().unwrap();
+    let off = common::launch(
+        &server.url(),
+        ChromiumConfig {
+            sandbox: Some(false),
+            ..ChromiumConfig::default()
+        },
+    );
+    assert!(!off.sandboxed());
+    assert!(off.describe().ends_with(", no sandbox"));
+}

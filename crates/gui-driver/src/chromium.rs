@@ -72,6 +72,11 @@ pub struct ChromiumConfig {
     pub coverage: bool,
     /// More command-line flags.
     pub extra_args: Vec<String>,
+    /// Chromium's sandbox: `None` keeps it on unless the tool runs as root (Chromium
+    /// refuses to sandbox root); `Some(false)` turns it off, `Some(true)` insists on it.
+    /// With `None`, a sandbox that cannot start (no user namespaces) is turned off with
+    /// a warning rather than failing the run.
+    pub sandbox: Option<bool>,
 }
 
 impl Default for ChromiumConfig {
@@ -86,6 +91,7 @@ impl Default for ChromiumConfig {
             launch_timeout: Duration::from_secs(20),
             coverage: true,
             extra_args: Vec::new(),
+            sandbox: None,
         }
     }
 }
@@ -124,16 +130,48 @@ struct Browser {
     _profile: tempfile::TempDir,
 }
 
+/// Whether this process runs as root (the owner of `/proc/self` is uid 0).
+pub(crate) fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
 impl Browser {
-    fn spawn(path: &std::path::Path, config: &ChromiumConfig) -> Result<Self> {
+    /// Starts Chromium, with its sandbox unless the configuration or root says otherwise.
+    /// Returns the browser and whether it is sandboxed.
+    fn spawn(path: &std::path::Path, config: &ChromiumConfig) -> Result<(Self, bool)> {
+        let sandbox = config.sandbox.unwrap_or(!running_as_root());
+        match Self::spawn_with(path, config, sandbox) {
+            Err(Error::LaunchTimeout { stderr, .. })
+                if sandbox
+                    && config.sandbox.is_none()
+                    && stderr.to_lowercase().contains("sandbox") =>
+            {
+                tracing::warn!(
+                    "Chromium cannot start its sandbox on this machine; running it without \
+                     ({})",
+                    stderr
+                        .lines()
+                        .find(|l| l.to_lowercase().contains("sandbox"))
+                        .unwrap_or("")
+                );
+                Self::spawn_with(path, config, false).map(|b| (b, false))
+            }
+            other => other.map(|b| (b, sandbox)),
+        }
+    }
+
+    fn spawn_with(path: &std::path::Path, config: &ChromiumConfig, sandbox: bool) -> Result<Self> {
         let profile = tempfile::Builder::new()
             .prefix("gui-testing-chromium-")
             .tempdir()
             .map_err(|e| Error::io("create Chromium profile dir", e))?;
         let mut cmd = Command::new(path);
+        if !sandbox {
+            cmd.arg("--no-sandbox");
+        }
         cmd.args([
             "--headless",
-            "--no-sandbox",
             "--disable-gpu",
             "--disable-quic",
             "--no-first-run",
@@ -281,6 +319,8 @@ pub struct ChromiumDevice {
     coverage: JsCoverage,
     signals: Vec<Signal>,
     launches: u32,
+    /// Whether the running browser has its sandbox.
+    sandboxed: bool,
     /// Screencast frames that arrived while another call waited, oldest first.
     frames: VecDeque<Event>,
 }
@@ -335,6 +375,7 @@ impl ChromiumDevice {
             left_app: false,
             signals: Vec::new(),
             launches: 0,
+            sandboxed: false,
             frames: VecDeque::new(),
         };
         device.relaunch()?;
@@ -350,6 +391,12 @@ impl ChromiumDevice {
     /// How many browser processes this device has started (1 + relaunches).
     pub fn launches(&self) -> u32 {
         self.launches
+    }
+
+    /// Whether the running browser has Chromium's sandbox (off as root, or where the
+    /// machine cannot give it one; see [`ChromiumConfig::sandbox`]).
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxed
     }
 
     /// The browser's process id, while it runs.
@@ -458,7 +505,11 @@ impl ChromiumDevice {
         self.offline = false;
         self.split = false;
         self.viewport = self.config.viewport;
-        let browser = Browser::spawn(&self.executable, &self.config)?;
+        let (browser, sandboxed) = Browser::spawn(&self.executable, &self.config)?;
+        if !sandboxed && self.launches == 0 {
+            tracing::info!("Chromium runs without its sandbox (root, or none available)");
+        }
+        self.sandboxed = sandboxed;
         self.launches += 1;
         self.browser = Some(browser);
         let coverage = self.config.coverage;
@@ -1103,7 +1154,7 @@ impl Device for ChromiumDevice {
             self.config.viewport.width,
             self.config.viewport.height,
             if self.config.mobile { " mobile" } else { "" }
-        )
+        ) + if self.sandboxed { "" } else { ", no sandbox" }
     }
 
     fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {
