@@ -249,22 +249,8 @@ mod tests {
 
     fn entry(step: u64, function: &str) -> HistoryEntry {
         HistoryEntry {
-            step,
-            screen: "#/x".into(),
-            action: "click".into(),
-            widget: None,
-            function: String::new(),
-            function_step: 0,
-            texts: Vec::new(),
-            image_png: Vec::new(),
-        }
-        .with_function(function)
-    }
-
-    impl HistoryEntry {
-        fn with_function(mut self, f: &str) -> Self {
-            self.function = f.into();
-            self
+            function: function.into(),
+            ..HistoryEntry::new(step, "#/x", "click")
         }
     }
 

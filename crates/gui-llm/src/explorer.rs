@@ -259,14 +259,10 @@ impl FunctionAwareExplorer {
         let image_png = png(&downscale_for_prompt(&marked, self.config.image_max_side));
         self.history.record(
             HistoryEntry {
-                step,
-                screen: ui.screen.clone(),
-                action: decision.described.clone(),
                 widget: decision.bounds,
-                function: String::new(),
-                function_step: 0,
                 texts,
                 image_png,
+                ..HistoryEntry::new(step, ui.screen.clone(), decision.described.clone())
             },
             &function,
             done,

@@ -32,6 +32,21 @@ pub struct HistoryEntry {
 }
 
 impl HistoryEntry {
+    /// A step on `screen` that did `action`, with no widget, text or picture yet; the
+    /// function is filled in by [`TestingHistory::record`].
+    pub fn new(step: u64, screen: impl Into<String>, action: impl Into<String>) -> Self {
+        Self {
+            step,
+            screen: screen.into(),
+            action: action.into(),
+            widget: None,
+            function: String::new(),
+            function_step: 0,
+            texts: Vec::new(),
+            image_png: Vec::new(),
+        }
+    }
+
     /// The caption under the IMAGE view picture: `Check budget-2`.
     pub fn caption(&self) -> String {
         format!("{}-{}", self.function, self.function_step)
@@ -161,16 +176,7 @@ mod tests {
     use super::*;
 
     fn entry(step: u64) -> HistoryEntry {
-        HistoryEntry {
-            step,
-            screen: "#/cart".into(),
-            action: "click".into(),
-            widget: None,
-            function: String::new(),
-            function_step: 0,
-            texts: Vec::new(),
-            image_png: Vec::new(),
-        }
+        HistoryEntry::new(step, "#/cart", "click")
     }
 
     #[test]
