@@ -11,8 +11,8 @@ use clap::error::ErrorKind;
 use clap::{ArgAction, Args, Parser, ValueEnum};
 use gui_core::{Action, Size, Transition};
 use gui_driver::{
-    ChromiumConfig, ChromiumDevice, DesktopConfig, DesktopDevice, Device, SimApp, Simulator,
-    StaticServer,
+    AndroidConfig, AndroidDevice, ChromiumConfig, ChromiumDevice, DesktopConfig, DesktopDevice,
+    Device, SimApp, Simulator, StaticServer, WebDriverConfig, WebDriverDevice,
 };
 use gui_explore::{
     ExploreConfig, Insight, Observation, RenderJudge, RunRecorder, Strategy, Summary, Throttle,
@@ -241,6 +241,9 @@ pub enum DeviceKind {
     /// A desktop application under its own Xvfb (`--app-command`; `--viewport` is the
     /// screen size), driven through X11 like a person would.
     Desktop,
+    /// An Android device or emulator over adb (`--package`, optional `--serial`,
+    /// `--activity`).
+    Android,
 }
 
 /// Which app to test and on what.
@@ -268,6 +271,34 @@ pub struct TargetArgs {
     /// (e.g. `xcalc`, `galculator`).
     #[arg(long, value_name = "COMMAND")]
     pub app_command: Option<String>,
+    /// With `--device android`: the package of the app to test (e.g. `com.example.notes`).
+    #[arg(long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+    /// With `--device android`: the activity to launch (`.MainActivity` or a full class
+    /// name). Default: the package's launcher activity.
+    #[arg(long, value_name = "ACTIVITY")]
+    pub activity: Option<String>,
+    /// With `--device android`: the device's serial (`adb devices`). Default: the only
+    /// device attached.
+    #[arg(long, value_name = "SERIAL")]
+    pub serial: Option<String>,
+    /// With `--device android`: the adb program. Default: $ANDROID_HOME/platform-tools/adb,
+    /// else `adb` on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub adb: Option<PathBuf>,
+    /// With `--device android`: a runtime permission the app declares, granted and
+    /// revoked by the access actions (repeatable).
+    #[arg(long = "permission", value_name = "PERMISSION")]
+    pub permissions: Vec<String>,
+    /// Drive the web app in a browser behind this W3C WebDriver endpoint instead of our own
+    /// Chromium: a local chromedriver (`http://127.0.0.1:9515`) or a grid
+    /// (`http://host:4444/wd/hub`). The browser must be able to reach the app's URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        conflicts_with_all = ["mobile", "app_command", "package", "activity", "serial", "adb", "permissions"]
+    )]
+    pub webdriver: Option<String>,
 }
 
 /// Budget, seed and output of a run.
@@ -342,6 +373,9 @@ impl std::fmt::Debug for Target {
 impl TargetArgs {
     /// Serves the app if needed and starts the device on it.
     pub fn start(&self) -> Result<Target> {
+        if let Some(endpoint) = &self.webdriver {
+            return self.start_webdriver(endpoint);
+        }
         if self.device == DeviceKind::Simulator {
             let sim = Simulator::new(SimApp::demo());
             return Ok(Target {
@@ -349,6 +383,41 @@ impl TargetArgs {
                 device: Box::new(sim),
                 _server: None,
             });
+        }
+        let android_only = self.package.is_some()
+            || self.activity.is_some()
+            || self.serial.is_some()
+            || self.adb.is_some()
+            || !self.permissions.is_empty();
+        if self.device == DeviceKind::Android {
+            let Some(package) = self.package.clone() else {
+                bail!(
+                    "--device android needs --package, the app to test (e.g. com.example.notes); \
+                     `adb shell pm list packages -3` lists the installed ones"
+                );
+            };
+            if self.url.is_some() || self.app_dir.is_some() || self.mobile {
+                bail!(
+                    "--device android tests an installed app: --url, --app-dir and --mobile are for web apps"
+                );
+            }
+            let config = AndroidConfig {
+                adb: self.adb.clone(),
+                serial: self.serial.clone(),
+                activity: self.activity.clone(),
+                permissions: self.permissions.clone(),
+                ..AndroidConfig::new(package.clone())
+            };
+            let device = AndroidDevice::connect(config)
+                .with_context(|| format!("starting {package} on Android over adb"))?;
+            return Ok(Target {
+                url: format!("android: {package}"),
+                device: Box::new(device),
+                _server: None,
+            });
+        }
+        if android_only {
+            bail!("--package, --activity, --serial, --adb and --permission need --device android");
         }
         if self.device == DeviceKind::Desktop {
             let command: Vec<&str> = self
@@ -389,7 +458,50 @@ impl TargetArgs {
     /// Serves the app if needed and starts Chromium on it (ignores `--device`): for tools
     /// that need the browser itself, such as the grey-box ripper, which reads the DOM.
     pub fn start_chromium(&self) -> Result<(ChromiumDevice, String, Option<StaticServer>)> {
-        let (url, server) = match (&self.url, &self.app_dir) {
+        if self.webdriver.is_some() {
+            bail!(
+                "this tool needs Chromium's DevTools protocol itself; --webdriver is not supported here"
+            );
+        }
+        let (url, server) = self.serve_app()?;
+        let mut config = if self.mobile {
+            ChromiumConfig::mobile()
+        } else {
+            ChromiumConfig::default()
+        };
+        if !self.mobile || self.viewport != Size::new(1280, 800) {
+            config.viewport = self.viewport;
+        }
+        let device = ChromiumDevice::launch(&url, config)
+            .with_context(|| format!("starting Chromium on {url}"))?;
+        Ok((device, url, server))
+    }
+
+    /// Starts a browser session on `--webdriver` and opens the app in it.
+    fn start_webdriver(&self, endpoint: &str) -> Result<Target> {
+        if self.device != DeviceKind::Chromium {
+            bail!(
+                "--webdriver drives a web app in the endpoint's browser; it does not go with --device {:?}",
+                self.device
+            );
+        }
+        let (url, server) = self.serve_app()?;
+        let config = WebDriverConfig {
+            viewport: self.viewport,
+            ..WebDriverConfig::new(endpoint, url.clone())
+        };
+        let device = WebDriverDevice::connect(config)
+            .with_context(|| format!("starting a WebDriver session on {endpoint} for {url}"))?;
+        Ok(Target {
+            device: Box::new(device),
+            url,
+            _server: server,
+        })
+    }
+
+    /// The app's URL: `--url`, `--app-dir` served on 127.0.0.1, or the bundled demo app.
+    fn serve_app(&self) -> Result<(String, Option<StaticServer>)> {
+        Ok(match (&self.url, &self.app_dir) {
             (Some(u), _) => {
                 if !(u.starts_with("http://")
                     || u.starts_with("https://")
@@ -408,18 +520,7 @@ impl TargetArgs {
                 let s = StaticServer::demo().context("serving the bundled demo app")?;
                 (s.url(), Some(s))
             }
-        };
-        let mut config = if self.mobile {
-            ChromiumConfig::mobile()
-        } else {
-            ChromiumConfig::default()
-        };
-        if !self.mobile || self.viewport != Size::new(1280, 800) {
-            config.viewport = self.viewport;
-        }
-        let device = ChromiumDevice::launch(&url, config)
-            .with_context(|| format!("starting Chromium on {url}"))?;
-        Ok((device, url, server))
+        })
     }
 }
 

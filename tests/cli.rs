@@ -511,3 +511,97 @@ fn pirltest_on_a_phone_emulated_page_uses_the_mobile_actions() {
         assert!(v["error"].is_null(), "{line}");
     }
 }
+
+/// `--device android` drives an app over adb; here the fake `adb` of gui-driver's tests
+/// plays the phone (no real device or emulator exists on these machines).
+#[test]
+fn monkey_and_pirltest_drive_an_android_app_through_adb() {
+    let out = monkey(&["--device", "android", "--steps", "3"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--package"), "{}", stderr(&out));
+    let out = monkey(&["--package", "com.example.fake", "--steps", "3"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--device android"),
+        "{}",
+        stderr(&out)
+    );
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let adb = root.join("crates/gui-driver/tests/fake_adb/adb");
+    let app = root.join("crates/gui-driver/tests/data/android/app.json");
+    let dir = tempfile::tempdir().unwrap();
+    for bin in [env!("CARGO_BIN_EXE_monkey"), env!("CARGO_BIN_EXE_pirltest")] {
+        let name = std::path::Path::new(bin).file_name().unwrap().to_owned();
+        let run = dir.path().join(&name).join("run");
+        let state = dir.path().join(&name).join("phone");
+        let out = Command::new(bin)
+            .args(["--device", "android", "--package", "com.example.fake"])
+            .args(["--activity", ".MainActivity", "--adb"])
+            .arg(&adb)
+            .args(["--seed", "2", "--steps", "5", "--throttle", "0", "--out"])
+            .arg(&run)
+            .env("FAKE_ADB_APP", &app)
+            .env("FAKE_ADB_STATE", &state)
+            .output()
+            .expect("run the binary");
+        assert!(out.status.success(), "{bin}: {}", stderr(&out));
+        let steps = std::fs::read_to_string(run.join("steps.jsonl")).unwrap();
+        assert_eq!(steps.lines().count(), 5, "{bin}");
+        let meta = std::fs::read_to_string(run.join("run.json")).unwrap();
+        assert!(meta.contains("android: com.example.fake"), "{meta}");
+        let log = std::fs::read_to_string(state.join("log.txt")).unwrap();
+        assert!(log.contains("shell am start -W"), "{bin}: {log}");
+        assert!(log.contains("exec-out screencap -p"), "{bin}: {log}");
+        assert!(log.contains("shell input tap "), "{bin}: {log}");
+    }
+}
+
+#[test]
+fn monkey_drives_the_demo_app_through_a_webdriver_endpoint() {
+    let driver = gui_driver::ChromeDriver::spawn().unwrap_or_else(|e| {
+        panic!("{e}\nthis test needs a local chromedriver: run `cargo xtask setup`")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let out = monkey(&[
+        "--webdriver",
+        driver.url(),
+        "--steps",
+        "5",
+        "--throttle",
+        "50",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}\nchromedriver said:\n{}",
+        stderr(&out),
+        driver.output()
+    );
+    let steps = gui_explore::read_steps(&run).unwrap();
+    assert_eq!(steps.len(), 5);
+    for s in &steps {
+        assert!(s.error.is_none(), "step {}: {:?}", s.step, s.error);
+        let coverage = s
+            .coverage
+            .as_ref()
+            .expect("coverage through the passthrough");
+        assert!(coverage.functions_covered > 0, "{coverage:?}");
+        // The window was sized so that the page, not the window, has the viewport's size.
+        let shot = gui_core::Screenshot::load(&run.join(&s.screenshot)).unwrap();
+        assert_eq!(shot.size(), s.viewport, "step {}", s.step);
+    }
+    // A WebDriver endpoint cannot run a desktop program.
+    let out = monkey(&[
+        "--webdriver",
+        driver.url(),
+        "--device",
+        "desktop",
+        "--steps",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--webdriver"), "{}", stderr(&out));
+}

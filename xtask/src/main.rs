@@ -20,12 +20,14 @@
 //! - `adat-bench`  throttle policies (fixed, consecutive, AdaT): bug replays and exploration
 //! - `greybox-bench` grey-box (EDG) against black-box (EFG) test cases: the paper's Table 4
 //! - `monkeypp-bench` Monkey++ against Monkey: interactions, the breadth-first bound, interface coverage
+//! - `desktop-compare` monkey and pirltest on X11 programs under Xvfb over seeds: screens reached
 //! - `louvain-bench` gui-llm's Louvain against networkx on a 2000-node history graph: time, modularity
 
 mod adat_bench;
 mod adat_data;
 mod canny_compare;
 mod compare;
+mod desktop_compare;
 mod greybox_bench;
 mod layout_embedder;
 mod louvain_bench;
@@ -47,7 +49,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,6 +77,7 @@ fn main() -> Result<()> {
         "greybox-bench" => greybox_bench::run(rest),
         "monkeypp-bench" => monkeypp_bench::run(rest),
         "louvain-bench" => louvain_bench::run(rest),
+        "desktop-compare" => desktop_compare::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use gui_core::{
     Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal,
-    SignalKind, Size, StackFrame, SwipeDirection, UiElement, UiHierarchy,
+    SignalKind, Size, StackFrame, SwipeDirection, UiHierarchy,
 };
 use serde_json::{Value, json};
 
@@ -1159,69 +1159,11 @@ impl Device for ChromiumDevice {
 
     fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {
         self.service_events()?;
-        let v = self.evaluate_with_command_line_api(include_str!("ui_hierarchy.js"))?;
-        let bad = |detail: String| Error::BadReply {
-            method: "Runtime.evaluate (view hierarchy)".into(),
-            detail,
-        };
-        let mut raw: RawHierarchy =
-            serde_json::from_value(v).map_err(|e| bad(format!("not a hierarchy: {e}")))?;
+        let v = self.evaluate_with_command_line_api(crate::dom_hierarchy::SCRIPT)?;
         // The DOM measures in CSS pixels; bounds are given in screenshot pixels.
         let scale = f64::from(self.config.device_scale);
-        let elements = raw
-            .elements
-            .drain(..)
-            .map(|e| {
-                let [x, y, w, h] = e.bounds.map(|v| v * scale);
-                UiElement {
-                    bounds: Rect::new(
-                        x.round() as i32,
-                        y.round() as i32,
-                        w.round().max(1.0) as u32,
-                        h.round().max(1.0) as u32,
-                    ),
-                    class: e.class,
-                    id: e.id,
-                    text: e.text,
-                    hint: e.hint,
-                    clickable: e.clickable,
-                    long_clickable: e.long_clickable,
-                    checkable: e.checkable,
-                    checked: e.checked,
-                    scrollable: e.scrollable,
-                    editable: e.editable,
-                }
-            })
-            .collect();
-        Ok(Some(UiHierarchy {
-            app: raw.app,
-            screen: raw.screen,
-            elements,
-        }))
+        crate::dom_hierarchy::parse(v, scale, "Runtime.evaluate").map(Some)
     }
-}
-
-/// What `ui_hierarchy.js` returns: elements with CSS-pixel bounds as four numbers.
-#[derive(serde::Deserialize)]
-struct RawHierarchy {
-    app: String,
-    screen: String,
-    elements: Vec<RawElement>,
-}
-
-#[derive(serde::Deserialize)]
-struct RawElement {
-    bounds: [f64; 4],
-    class: String,
-    id: String,
-    text: String,
-    hint: String,
-    clickable: bool,
-    long_clickable: bool,
-    checkable: bool,
-    checked: bool,
-    scrollable: bool,
-    editable: bool,
 }
 
 impl ChromiumDevice {

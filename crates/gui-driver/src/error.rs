@@ -77,6 +77,31 @@ pub enum Error {
     /// The X server refused a request (a window vanished, a bad value).
     #[error("X11 request {request} failed: {detail}")]
     X11 { request: String, detail: String },
+
+    #[error(
+        "adb not found (looked for {tried}). Install the Debian package `adb` \
+         (apt-get install adb), set ANDROID_HOME to an SDK with platform-tools, or give \
+         the program's path (--adb)"
+    )]
+    AdbNotFound { tried: String },
+
+    /// An adb command ran but failed: non-zero exit, or an error the command printed.
+    #[error("`{command}` failed: {message}")]
+    Adb { command: String, message: String },
+
+    /// The UI Automator dump of an Android screen is not the XML it should be.
+    #[error("the UI Automator dump {path} is malformed: {detail}")]
+    UiDump { path: String, detail: String },
+
+    #[error(
+        "chromedriver not found (looked for {tried}). Install it with `cargo xtask setup` \
+         (runs `apt-get install -y chromium chromium-driver` as root) or put it on PATH"
+    )]
+    DriverNotFound { tried: String },
+
+    /// A WebDriver endpoint could not be reached, or would not open a browser session.
+    #[error("WebDriver endpoint {url}: {reason}")]
+    WebDriver { url: String, reason: String },
 }
 
 impl Error {

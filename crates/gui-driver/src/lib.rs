@@ -10,6 +10,13 @@
 //!   small synchronous client ([`cdp`] module docs say why); JS precise coverage per step.
 //! - [`DesktopDevice`]: an X11 app on its own [`Xvfb`], driven through XTEST, with Java
 //!   and Python exceptions read from its stderr.
+//! - [`WebDriverDevice`]: a browser behind any W3C WebDriver endpoint (a local
+//!   chromedriver, a Selenium Grid), with JS coverage and network and permission actions
+//!   where the endpoint passes DevTools commands through; [`ChromeDriver`] starts a local
+//!   chromedriver.
+//! - [`AndroidDevice`]: an app on an Android phone or emulator through the `adb` program
+//!   (screencap, input, logcat crashes and ANRs, UI Automator dumps); tested only against
+//!   a fake `adb`, never on a real device.
 //! - [`Simulator`]: an in-process app model drawn to pixels, deterministic and fast, with
 //!   seeded faults, for unit tests of strategies.
 //!
@@ -28,18 +35,22 @@
 //! # Ok::<(), gui_driver::Error>(())
 //! ```
 
+mod android;
 mod cdp;
 mod chromium;
 mod desktop;
+mod dom_hierarchy;
 mod error;
 mod jscov;
 mod serve;
 mod simulator;
+mod webdriver;
 
 use gui_core::{
     Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, UiHierarchy,
 };
 
+pub use android::{AndroidConfig, AndroidDevice, find_adb};
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
 pub use desktop::{
     DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb, main_window,
@@ -50,6 +61,7 @@ pub use serve::StaticServer;
 pub use simulator::{
     FUNCTION_BYTES, HEADER_HEIGHT, SimApp, SimFault, SimPage, SimWidget, Simulator,
 };
+pub use webdriver::{ChromeDriver, WebDriverConfig, WebDriverDevice, find_chromedriver};
 
 /// A device running the application under test.
 ///
