@@ -463,6 +463,14 @@ impl TargetArgs {
                 "this tool needs Chromium's DevTools protocol itself; --webdriver is not supported here"
             );
         }
+        if self.device != DeviceKind::Chromium {
+            // The grey-box and Monkey++ tools read the page's scripts and DOM; other
+            // platforms come in through their own options (--java-classpath, --model).
+            bail!(
+                "this tool analyses a web app in Chromium; --device {} is not supported here",
+                format!("{:?}", self.device).to_lowercase()
+            );
+        }
         let (url, server) = self.serve_app()?;
         let mut config = if self.mobile {
             ChromiumConfig::mobile()

@@ -300,6 +300,31 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     let run: serde_json::Value =
         serde_json::from_slice(&std::fs::read(second.join("run.json")).unwrap()).unwrap();
     assert!(run.to_string().contains("q_network.safetensors"), "{run}");
+
+    // The same network goes on learning on another platform: a desktop program under
+    // Xvfb (the agent sees only pixels, so nothing in the model is platform-bound).
+    let third = dir.path().join("third");
+    let out = pirltest(&[
+        "--device",
+        "desktop",
+        "--app-command",
+        "xcalc",
+        "--viewport",
+        "640x480",
+        "--steps",
+        "3",
+        "--progress",
+        "0",
+        "--model-in",
+        model.to_str().unwrap(),
+        "--out",
+        third.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let agent: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(third.join("agent.json")).unwrap()).unwrap();
+    assert_eq!(agent["stats"]["decisions"], 3);
+    assert_eq!(agent["errors"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
@@ -346,6 +371,14 @@ fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
     let out = greybox(&["--java-main", "Main"]);
     assert!(
         stderr(&out).contains("--java-classpath"),
+        "{}",
+        stderr(&out)
+    );
+    // A device the analysis cannot read is refused by name, not replaced by Chromium.
+    let out = greybox(&["--device", "android", "--package", "org.example"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--device android is not supported here"),
         "{}",
         stderr(&out)
     );

@@ -1,5 +1,6 @@
 //! `cargo xtask desktop-compare`: `monkey` and `pirltest`, unchanged, on X11 programs under
-//! Xvfb (`--device desktop`), over seeds. Per run: distinct screens (screenshots with
+//! Xvfb (`--device desktop`), over seeds: programs on PATH (xcalc, xedit) and
+//! `listing1-swing`, the grey-box paper's Listing 1 as a Swing app. Per run: distinct screens (screenshots with
 //! different pixels) and actions that changed the screen (more than 64 pixels differ
 //! from the screen before, by more than 8 in a channel: gui-explore's frame rule, so a
 //! blinking caret does not count). Finished runs are reused (delete `<out>/<app>` to run
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use gui_core::Screenshot;
 
-const USAGE: &str = "usage: cargo xtask desktop-compare [--apps xcalc,xedit] [--seeds 1,2,3] \
+const USAGE: &str = "usage: cargo xtask desktop-compare [--apps xcalc,xedit,listing1-swing] [--seeds 1,2,3] \
      [--steps N] [--viewport WxH] [--out DIR]";
 
 const TOOLS: [&str; 2] = ["monkey", "pirltest"];
@@ -29,7 +30,7 @@ struct Options {
 
 fn parse(rest: &[String]) -> Result<Options> {
     let mut o = Options {
-        apps: vec!["xcalc".into(), "xedit".into()],
+        apps: vec!["xcalc".into(), "xedit".into(), "listing1-swing".into()],
         seeds: vec![1, 2, 3],
         steps: 100,
         viewport: "800x600".into(),
@@ -74,11 +75,12 @@ pub fn run(rest: &[String]) -> Result<()> {
     let bins = crate::build_release(&TOOLS)?;
     let mut rows: Vec<(String, &str, u64, Reach)> = Vec::new();
     for app in &o.apps {
+        let command = app_command(app, &o.out)?;
         let target: Vec<String> = [
             "--device",
             "desktop",
             "--app-command",
-            app.as_str(),
+            command.as_str(),
             "--viewport",
             o.viewport.as_str(),
         ]
@@ -107,6 +109,36 @@ pub fn run(rest: &[String]) -> Result<()> {
     println!("{report}");
     eprintln!("desktop-compare: wrote {}", path.display());
     Ok(())
+}
+
+/// The command that starts `app`: a program on PATH, or `listing1-swing`, the grey-box
+/// paper's Listing 1 as a Java Swing app (compiled with javac into `out` first).
+fn app_command(app: &str, out: &Path) -> Result<String> {
+    if app != "listing1-swing" {
+        return Ok(app.to_owned());
+    }
+    let sources = crate::root().join("crates/gui-greybox/tests/data/listing1/java");
+    let classes = out.join("listing1-classes");
+    std::fs::create_dir_all(&classes)?;
+    let mut javac = std::process::Command::new("javac");
+    javac.arg("-d").arg(&classes);
+    for entry in std::fs::read_dir(&sources).with_context(|| sources.display().to_string())? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "java") {
+            javac.arg(path);
+        }
+    }
+    let status = javac
+        .status()
+        .context("running javac (apt-get install default-jdk)")?;
+    if !status.success() {
+        bail!("javac failed on {}", sources.display());
+    }
+    let classes = classes.display().to_string();
+    if classes.contains(' ') {
+        bail!("the class folder {classes} has a space; --app-command splits at spaces");
+    }
+    Ok(format!("java -cp {classes} MainWindow"))
 }
 
 /// Distinct screens and screen-changing actions of a run folder.
