@@ -108,10 +108,11 @@ fn polling_throttles_wait_for_the_loading_feed_and_not_for_a_static_screen() {
         go_home(&mut device);
         let w = wait_after_click(&mut device, counter, &mut throttle);
         eprintln!("{name} on the home counter: {:?}", w.outcome);
-        // Two frames at most (consecutive needs a pair; AdaT one), and far less time than
-        // the feed's load, whatever the machine's load does to screenshot times.
+        // Far less time than the feed's load, and a few frames at most: consecutive needs
+        // a pair (AdaT one), and on a loaded machine a slow capture can straddle the
+        // button's short hover transition, which costs one more pair.
         assert!(
-            w.outcome.frames <= 2 && w.outcome.waited_ms < FEED_DELAY_MS / 2.0,
+            w.outcome.frames <= 4 && w.outcome.waited_ms < FEED_DELAY_MS / 2.0,
             "{name}: a static screen kept the throttle waiting: {:?}",
             w.outcome
         );
