@@ -22,12 +22,14 @@
 //! - `monkeypp-bench` Monkey++ against Monkey: interactions, the breadth-first bound, interface coverage
 //! - `desktop-compare` monkey and pirltest on X11 programs under Xvfb over seeds: screens reached
 //! - `louvain-bench` gui-llm's Louvain against networkx on a 2000-node history graph: time, modularity
+//! - `fuzz`        every cargo-fuzz target of fuzz/ for 10^6 executions (nightly, cargo-fuzz installed here)
 
 mod adat_bench;
 mod adat_data;
 mod canny_compare;
 mod compare;
 mod desktop_compare;
+mod fuzz;
 mod greybox_bench;
 mod layout_embedder;
 mod louvain_bench;
@@ -49,7 +51,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -78,6 +80,7 @@ fn main() -> Result<()> {
         "monkeypp-bench" => monkeypp_bench::run(rest),
         "louvain-bench" => louvain_bench::run(rest),
         "desktop-compare" => desktop_compare::run(rest),
+        "fuzz" => fuzz::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

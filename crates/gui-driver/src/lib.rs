@@ -50,6 +50,8 @@ use gui_core::{
     Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, UiHierarchy,
 };
 
+#[doc(hidden)]
+pub use android::fuzzing;
 pub use android::{AndroidConfig, AndroidDevice, find_adb};
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
 pub use desktop::{

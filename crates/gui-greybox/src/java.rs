@@ -210,10 +210,10 @@ impl ClassDb {
         entry: Option<&str>,
         bytes: &[u8],
     ) -> Result<String, ClassError> {
-        let class = cafebabe::parse_class(bytes).map_err(|e| ClassError::Parse {
+        let class = parse_class_checked(bytes).map_err(|message| ClassError::Parse {
             path: PathBuf::from(source),
             entry: entry.map(str::to_string),
-            message: e.to_string(),
+            message,
         })?;
         let facts = scan::scan_class(&class);
         let name = facts.name.clone();
@@ -502,6 +502,103 @@ impl ClassDb {
     }
 }
 
+/// Parses a class file with its bytecode, after checking what cafebabe's bytecode reader
+/// trusts: the entry count of each `tableswitch` and `lookupswitch`. A corrupt count makes
+/// it overflow `high - low + 1` (a panic where overflow checks are on) or reserve gigabytes
+/// before it notices the code is too short. So the class is read once without bytecode,
+/// every switch of every method is checked against the bytes its code has left, and only
+/// then read in full.
+fn parse_class_checked(bytes: &[u8]) -> Result<cafebabe::ClassFile<'_>, String> {
+    let mut shallow = cafebabe::ParseOptions::default();
+    shallow.parse_bytecode(false);
+    let class = cafebabe::parse_class_with_options(bytes, &shallow).map_err(|e| e.to_string())?;
+    for method in &class.methods {
+        for attribute in &method.attributes {
+            if let cafebabe::attributes::AttributeData::Code(code) = &attribute.data {
+                check_switches(code.code)
+                    .map_err(|e| format!("method {}{}: {e}", method.name, method.descriptor))?;
+            }
+        }
+    }
+    drop(class);
+    cafebabe::parse_class(bytes).map_err(|e| e.to_string())
+}
+
+/// Walks a method's code by instruction lengths (JVM spec, chapter 6) and fails on a switch
+/// whose table would run past the end of the code. Stops quietly at an unknown opcode or a
+/// truncated instruction: cafebabe reports those itself.
+fn check_switches(code: &[u8]) -> Result<(), String> {
+    let mut pc = 0usize;
+    while let Some(&op) = code.get(pc) {
+        let length = match op {
+            0x10 | 0x12 | 0x15..=0x19 | 0x36..=0x3a | 0xa9 | 0xbc => 2,
+            0x11
+            | 0x13
+            | 0x14
+            | 0x84
+            | 0x99..=0xa8
+            | 0xb2..=0xb8
+            | 0xbb
+            | 0xbd
+            | 0xc0
+            | 0xc1
+            | 0xc6
+            | 0xc7 => 3,
+            0xc5 => 4,
+            0xb9 | 0xba | 0xc8 | 0xc9 => 5,
+            0xc4 => match code.get(pc + 1) {
+                Some(0x84) => 6,
+                _ => 4,
+            },
+            0xaa | 0xab => {
+                // The operands start at the next multiple of 4 from the code's start.
+                let operands = (pc + 4) & !3;
+                let word = |i: usize| -> Option<i64> {
+                    let at = operands + 4 * i;
+                    let b = code.get(at..at + 4)?;
+                    Some(i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])))
+                };
+                let (header, entries, entry_bytes) = if op == 0xaa {
+                    let (Some(low), Some(high)) = (word(1), word(2)) else {
+                        return Ok(());
+                    };
+                    (12, high - low + 1, 4)
+                } else {
+                    let Some(pairs) = word(1) else {
+                        return Ok(());
+                    };
+                    (8, pairs, 8)
+                };
+                let left = (code.len() - operands - header) as i64;
+                let name = if op == 0xaa {
+                    "tableswitch"
+                } else {
+                    "lookupswitch"
+                };
+                if entries < 0 || entries * entry_bytes > left {
+                    return Err(format!(
+                        "{name} at code offset {pc} claims {entries} entries, but only \
+                         {left} bytes of code follow"
+                    ));
+                }
+                operands - pc + header + (entries * entry_bytes) as usize
+            }
+            0x00..=0x0f
+            | 0x1a..=0x35
+            | 0x3b..=0x83
+            | 0x85..=0x98
+            | 0xac..=0xb1
+            | 0xbe
+            | 0xbf
+            | 0xc2
+            | 0xc3 => 1,
+            _ => return Ok(()),
+        };
+        pc += length;
+    }
+    Ok(())
+}
+
 fn sorted_entries(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut entries = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
@@ -579,6 +676,37 @@ mod tests {
         assert!(!one_argument("()V"));
         assert!(takes_one_event("(Lorg/x/SliderEvent;)V"));
         assert!(!takes_one_event("(Ljava/lang/String;)V"));
+    }
+
+    #[test]
+    fn switch_tables_longer_than_the_code_are_refused() {
+        // tableswitch at 0: 3 bytes of padding, default 0, low 0, high i32::MAX.
+        let mut code = vec![
+            0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff,
+        ];
+        let e = check_switches(&code).unwrap_err();
+        assert!(e.contains("tableswitch at code offset 0"), "{e}");
+        // One entry (low = high = 0), then `return`.
+        code[12..16].copy_from_slice(&[0, 0, 0, 0]);
+        code.extend([0, 0, 0, 8, 0xb1]);
+        assert_eq!(check_switches(&code), Ok(()));
+        // lookupswitch after a nop: padding 2, default 0, npairs 2^30 (8 GB of pairs).
+        let code = [0x00, 0xab, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0];
+        let e = check_switches(&code).unwrap_err();
+        assert!(e.contains("lookupswitch at code offset 1"), "{e}");
+    }
+
+    #[test]
+    fn a_class_whose_switch_range_overflows_is_an_error_naming_it() {
+        // Found by `cargo xtask fuzz` (class_file): javac's Dialog.class mutated until one
+        // method holds a tableswitch whose range does not fit an i32; cafebabe 0.9
+        // panicked on `high - low + 1`.
+        let bytes = include_bytes!("../tests/data/fuzz/tableswitch-overflow.class");
+        let err = ClassDb::from_bytes("fuzz/crash.class", bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("fuzz/crash.class: "), "{err}");
+        assert!(err.contains("tableswitch"), "{err}");
     }
 
     #[test]

@@ -48,6 +48,23 @@ use logcat::LogcatReader;
 
 pub use adb::find_adb;
 
+/// The text parsers behind the Android device, for the fuzz targets in `fuzz/`. Not an API:
+/// the device calls them itself.
+#[doc(hidden)]
+pub mod fuzzing {
+    use gui_core::{Signal, UiHierarchy};
+
+    /// A UI Automator dump as the device reads it; `path` names it in errors.
+    pub fn parse_ui_dump(xml: &str, path: &str) -> crate::Result<UiHierarchy> {
+        super::uidump::parse_dump(xml, path)
+    }
+
+    /// The crash and ANR signals of `package` in one drain of logcat output.
+    pub fn logcat_signals(package: &str, output: &str) -> Vec<Signal> {
+        super::logcat::LogcatReader::new(package).read(output)
+    }
+}
+
 /// Where UI Automator writes its dump on the phone.
 const DUMP_PATH: &str = "/sdcard/window_dump.xml";
 /// The number an emulator's fake incoming call comes from.

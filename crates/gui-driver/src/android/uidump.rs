@@ -77,11 +77,12 @@ fn parse_bounds(s: &str) -> Option<Rect> {
         Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
     };
     let ((x1, y1), (x2, y2)) = (pair(a)?, pair(b)?);
+    // Saturating: a corrupt dump can put the corners 2^31 apart.
     Some(Rect::new(
         x1,
         y1,
-        (x2 - x1).max(1) as u32,
-        (y2 - y1).max(1) as u32,
+        x2.saturating_sub(x1).max(1) as u32,
+        y2.saturating_sub(y1).max(1) as u32,
     ))
 }
 
@@ -139,6 +140,14 @@ mod tests {
             let e = parse_dump(xml, "/sdcard/d.xml").unwrap_err().to_string();
             assert!(e.contains("/sdcard/d.xml") && e.contains(says), "{e}");
         }
+    }
+
+    #[test]
+    fn corners_at_the_ends_of_the_integer_range_do_not_overflow() {
+        let xml = r#"<hierarchy><node class="V" package="p" bounds="[-2147483648,0][2147483647,1]" /></hierarchy>"#;
+        let h = parse_dump(xml, "/sdcard/d.xml").unwrap();
+        assert_eq!(h.elements[0].bounds.x, i32::MIN);
+        assert_eq!(h.elements[0].bounds.width, i32::MAX as u32);
     }
 
     #[test]
