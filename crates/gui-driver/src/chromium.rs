@@ -130,6 +130,23 @@ struct Browser {
     _profile: tempfile::TempDir,
 }
 
+/// The flags every Chromium the tool starts gets, directly or through a WebDriver
+/// endpoint (see the Chromium section of docs/ARCHITECTURE.md for why each).
+pub(crate) const CHROMIUM_FLAGS: &[&str] = &[
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--mute-audio",
+    "--hide-scrollbars",
+    // Keeps the last handler's coverage counts across navigations (MACHINE.md).
+    "--disable-features=BackForwardCache,RenderDocument",
+];
+
 /// Whether this process runs as root (the owner of `/proc/self` is uid 0).
 pub(crate) fn running_as_root() -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -170,32 +187,19 @@ impl Browser {
         if !sandbox {
             cmd.arg("--no-sandbox");
         }
-        cmd.args([
-            "--headless",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--mute-audio",
-            "--hide-scrollbars",
-            // Keeps the last handler's coverage counts across navigations (MACHINE.md).
-            "--disable-features=BackForwardCache,RenderDocument",
-            "--remote-debugging-port=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!(
-            "--window-size={},{}",
-            config.viewport.width, config.viewport.height
-        ))
-        .args(&config.extra_args)
-        .arg("about:blank")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        cmd.arg("--headless")
+            .args(CHROMIUM_FLAGS)
+            .arg("--remote-debugging-port=0")
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!(
+                "--window-size={},{}",
+                config.viewport.width, config.viewport.height
+            ))
+            .args(&config.extra_args)
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|source| Error::Launch {
             path: path.into(),
             source,

@@ -117,22 +117,10 @@ impl WebDriverConfig {
             },
         });
         if is_chrome(&self.browser) {
-            let mut args: Vec<String> = [
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-extensions",
-                "--mute-audio",
-                "--hide-scrollbars",
-                // Keeps the last handler's coverage counts across navigations (MACHINE.md).
-                "--disable-features=BackForwardCache,RenderDocument",
-            ]
-            .map(str::to_owned)
-            .to_vec();
+            let mut args: Vec<String> = crate::chromium::CHROMIUM_FLAGS
+                .iter()
+                .map(|f| (*f).to_owned())
+                .collect();
             if self.headless {
                 args.push("--headless=new".into());
             }
