@@ -455,8 +455,9 @@ impl TargetArgs {
         })
     }
 
-    /// Serves the app if needed and starts Chromium on it (ignores `--device`): for tools
-    /// that need the browser itself, such as the grey-box ripper, which reads the DOM.
+    /// Serves the app if needed and starts Chromium on it (refusing any other `--device`
+    /// and `--webdriver`): for tools that need the browser itself, such as the grey-box
+    /// ripper, which reads the DOM.
     pub fn start_chromium(&self) -> Result<(ChromiumDevice, String, Option<StaticServer>)> {
         if self.webdriver.is_some() {
             bail!(
