@@ -7,7 +7,8 @@
 //!
 //! What it needs it installs: the nightly toolchain (`rustup toolchain install nightly
 //! --profile minimal`) and cargo-fuzz (`cargo install cargo-fuzz --locked`). Each target
-//! starts from a fresh copy of its committed seeds, `fuzz/corpus/<target>`, in
+//! starts from a fresh copy of its committed seeds, `fuzz/corpus/<target>` plus the
+//! workspace test fixtures listed in `FIXTURE_SEEDS`, in
 //! `target/fuzz-corpus/<target>`, so what libFuzzer adds never lands in the repository.
 //! Crashes go to `fuzz/artifacts/<target>/` (ignored by git), libFuzzer's output to
 //! `target/fuzz/logs/<target>.log`, the table to `target/fuzz/report.md`.
@@ -254,6 +255,40 @@ fn ensure_cargo_fuzz() -> Result<()> {
     Ok(())
 }
 
+/// Test fixtures of the workspace that also seed a target, read where they live rather
+/// than copied under `fuzz/corpus`.
+const FIXTURE_SEEDS: &[(&str, &str)] = &[
+    ("ui_dump", "crates/gui-driver/tests/data/android/home.xml"),
+    (
+        "ui_dump",
+        "crates/gui-model-search/tests/data/android/EditActivity.xml",
+    ),
+    (
+        "ui_dump",
+        "crates/gui-model-search/tests/data/android/SettingsActivity.xml",
+    ),
+    (
+        "monkey_log",
+        "crates/gui-model-search/tests/data/android/monkey.log",
+    ),
+    (
+        "script",
+        "crates/gui-greybox/tests/data/listing1/web/listing1.js",
+    ),
+    (
+        "class_file",
+        "crates/gui-greybox/tests/data/fuzz/tableswitch-overflow.class",
+    ),
+    (
+        "screenshot_png",
+        "crates/gui-driver/tests/data/android/home-land.png",
+    ),
+    (
+        "screenshot_png",
+        "crates/gui-driver/tests/data/android/form.png",
+    ),
+];
+
 fn fuzz_one(root: &Path, target: &str, o: &Options) -> Result<Outcome> {
     let seeds = root.join("fuzz/corpus").join(target);
     let corpus = root.join("target/fuzz-corpus").join(target);
@@ -272,6 +307,12 @@ fn fuzz_one(root: &Path, target: &str, o: &Options) -> Result<Outcome> {
                 std::fs::copy(entry.path(), corpus.join(entry.file_name()))?;
             }
         }
+    }
+    for (_, rel) in FIXTURE_SEEDS.iter().filter(|(t, _)| *t == target) {
+        let from = root.join(rel);
+        let name = from.file_name().expect("fixture paths name files");
+        std::fs::copy(&from, corpus.join(name))
+            .with_context(|| format!("cannot copy the seed {}", from.display()))?;
     }
     let artifacts_dir = root.join("fuzz/artifacts").join(target);
     let before = files_in(&artifacts_dir);

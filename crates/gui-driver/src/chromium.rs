@@ -825,10 +825,7 @@ impl ChromiumDevice {
                 // Chrome's long press fires after about half a second.
                 LongClick => return self.touch(target()?, Duration::from_millis(800)),
                 Drag => {
-                    let (dx, dy) = match action.param {
-                        Some(ActionParam::Offset { dx, dy }) => (dx, dy),
-                        _ => (self.viewport.width as i32 / 8, 0),
-                    };
+                    let (dx, dy) = crate::drag_offset(action, self.viewport);
                     return self.touch_drag(target()?, dx, dy);
                 }
                 Swipe => {
@@ -859,10 +856,7 @@ impl ChromiumDevice {
             RightClick => self.mouse(target()?, "right", 1)?,
             Input => {
                 self.mouse(target()?, "left", 1)?;
-                let text = match &action.param {
-                    Some(ActionParam::Text(t)) => t.clone(),
-                    _ => "test".to_owned(),
-                };
+                let text = crate::typed_text(action).to_owned();
                 // A trailing newline is the Enter key: it submits forms and the many
                 // single-field inputs (todo lists, search boxes) that act on Enter.
                 let (text, enter) = match text.strip_suffix('\n') {
@@ -888,26 +882,15 @@ impl ChromiumDevice {
                 }
             }
             Drag => {
-                let (dx, dy) = match action.param {
-                    Some(ActionParam::Offset { dx, dy }) => (dx, dy),
-                    _ => (self.viewport.width as i32 / 8, 0),
-                };
+                let (dx, dy) = crate::drag_offset(action, self.viewport);
                 self.drag(target()?, dx, dy)?;
             }
             Swipe => {
-                // Swiping up moves the content up: the page scrolls down.
-                let sign = match action.param {
-                    Some(ActionParam::Direction(SwipeDirection::Down)) => -1.0,
-                    _ => 1.0,
-                };
-                let vp = self.viewport;
-                let at = action
-                    .point()
-                    .unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
+                let (at, dy) = crate::wheel_scroll(action, self.viewport);
                 self.browser()?.call(
                     "Input.dispatchMouseEvent",
                     json!({ "type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": 0,
-                            "deltaY": sign * 0.6 * vp.height as f64 }),
+                            "deltaY": dy }),
                 )?;
             }
             SplitScreen => {

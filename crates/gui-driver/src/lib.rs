@@ -47,7 +47,8 @@ mod simulator;
 mod webdriver;
 
 use gui_core::{
-    Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, UiHierarchy,
+    Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Screenshot, Signal, Size,
+    SwipeDirection, UiHierarchy,
 };
 
 #[doc(hidden)]
@@ -112,6 +113,42 @@ pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Text typed by an `input` action that carries none.
+pub(crate) const DEFAULT_TEXT: &str = "test";
+
+/// The text an `input` action types: its parameter, else [`DEFAULT_TEXT`]. Every device
+/// uses it.
+pub(crate) fn typed_text(action: &Action) -> &str {
+    match &action.param {
+        Some(ActionParam::Text(t)) => t,
+        _ => DEFAULT_TEXT,
+    }
+}
+
+/// How far a `drag` moves: its offset parameter, else an eighth of `screen`'s width to
+/// the right. Every device uses it.
+pub(crate) fn drag_offset(action: &Action, screen: Size) -> (i32, i32) {
+    match action.param {
+        Some(ActionParam::Offset { dx, dy }) => (dx, dy),
+        _ => (screen.width as i32 / 8, 0),
+    }
+}
+
+/// Where a mouse-wheel `swipe` turns the wheel and by how much (CSS pixels, positive
+/// scrolls the page down): swiping up moves the content up, so the page scrolls down,
+/// by 60% of the viewport. The two web devices use it.
+pub(crate) fn wheel_scroll(action: &Action, viewport: Size) -> (Point, f64) {
+    let sign = match action.param {
+        Some(ActionParam::Direction(SwipeDirection::Down)) => -1.0,
+        _ => 1.0,
+    };
+    let at = action.point().unwrap_or(Point::new(
+        viewport.width as i32 / 2,
+        viewport.height as i32 / 2,
+    ));
+    (at, sign * 0.6 * f64::from(viewport.height))
 }
 
 /// The size a `window_size` action asks for: `base` scaled by the action's ratio, the ratio

@@ -25,9 +25,6 @@ pub const HEADER_HEIGHT: u32 = 32;
 /// Size every simulated function counts for in [`CoverageSnapshot`] bytes.
 pub const FUNCTION_BYTES: u64 = 200;
 
-/// Text typed by an `input` action without a text parameter (as the Chromium device does).
-const DEFAULT_TEXT: &str = "test";
-
 /// Width one typed character adds to the text bar of an `EditText`, in layout pixels.
 const CHAR_WIDTH: u32 = 6;
 
@@ -982,10 +979,7 @@ impl Device for Simulator {
             Input => {
                 if let Some((i, p)) = hit {
                     if self.app.pages[self.page].widgets[i].kind.accepts_text() {
-                        let text = match &action.param {
-                            Some(ActionParam::Text(t)) => t.trim_end_matches('\n').to_owned(),
-                            _ => DEFAULT_TEXT.to_owned(),
-                        };
+                        let text = crate::typed_text(action).trim_end_matches('\n').to_owned();
                         self.states[self.page][i].text = text;
                         self.activate(i);
                     } else {

@@ -40,8 +40,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal,
-    SignalKind, Size, SwipeDirection, UiHierarchy,
+    Action, ActionKind, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal, SignalKind,
+    Size, UiHierarchy,
 };
 use serde_json::{Value, json};
 
@@ -797,30 +797,16 @@ impl WebDriverDevice {
             RightClick => self.click(target()?, 2, 1),
             Input => {
                 self.click(target()?, 0, 1)?;
-                let text = match &action.param {
-                    Some(ActionParam::Text(t)) => t.as_str(),
-                    _ => "test",
-                };
+                let text = crate::typed_text(action);
                 self.type_text(text)
             }
             Drag => {
-                let (dx, dy) = match action.param {
-                    Some(ActionParam::Offset { dx, dy }) => (dx, dy),
-                    _ => (self.viewport.width as i32 / 8, 0),
-                };
+                let (dx, dy) = crate::drag_offset(action, self.viewport);
                 self.drag(target()?, dx, dy)
             }
             Swipe => {
-                // Swiping up moves the content up: the page scrolls down.
-                let sign = match action.param {
-                    Some(ActionParam::Direction(SwipeDirection::Down)) => -1.0,
-                    _ => 1.0,
-                };
-                let vp = self.viewport;
-                let at = action
-                    .point()
-                    .unwrap_or(Point::new(vp.width as i32 / 2, vp.height as i32 / 2));
-                self.wheel(at, (sign * 0.6 * vp.height as f64).round() as i32)
+                let (at, dy) = crate::wheel_scroll(action, self.viewport);
+                self.wheel(at, dy.round() as i32)
             }
             SplitScreen => {
                 self.split = !self.split;

@@ -404,10 +404,7 @@ impl AndroidDevice {
                 if let Some(p) = action.point() {
                     self.input(&format!("tap {} {}", p.x, p.y))?;
                 }
-                let text = match &action.param {
-                    Some(ActionParam::Text(t)) => t.as_str(),
-                    _ => "test",
-                };
+                let text = crate::typed_text(action);
                 for (i, line) in text.split('\n').enumerate() {
                     if i > 0 {
                         self.key(66)?;
@@ -418,10 +415,7 @@ impl AndroidDevice {
                 }
             }
             Drag => {
-                let (dx, dy) = match action.param {
-                    Some(ActionParam::Offset { dx, dy }) => (dx, dy),
-                    _ => (vp.width as i32 / 8, 0),
-                };
+                let (dx, dy) = crate::drag_offset(action, vp);
                 let from = target()?;
                 let to = from.offset(dx, dy);
                 self.input(&format!(

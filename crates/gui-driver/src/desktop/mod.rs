@@ -588,17 +588,11 @@ impl DesktopDevice {
                 if let Some(p) = action.point() {
                     self.x.click(p, 1, 1)?;
                 }
-                let text = match &action.param {
-                    Some(ActionParam::Text(t)) => t.as_str(),
-                    _ => "test",
-                };
+                let text = crate::typed_text(action);
                 self.x.type_text(text)?;
             }
             Drag => {
-                let (dx, dy) = match action.param {
-                    Some(ActionParam::Offset { dx, dy }) => (dx, dy),
-                    _ => (self.x.size().width as i32 / 8, 0),
-                };
+                let (dx, dy) = crate::drag_offset(action, self.x.size());
                 let from = target()?;
                 self.x.drag(from, from.offset(dx, dy))?;
             }
