@@ -152,7 +152,7 @@ pub(crate) fn wheel_scroll(action: &Action, viewport: Size) -> (Point, f64) {
 }
 
 /// The size a `window_size` action asks for: `base` scaled by the action's ratio, the ratio
-/// kept within 0.25-2 and each side at least 1. Both devices use it.
+/// kept within 0.25-2 and each side at least 1. Every device that resizes a window uses it.
 pub(crate) fn window_size_for(action: &Action, base: Size) -> Result<Size> {
     let r = match action.param {
         Some(gui_core::ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
