@@ -345,6 +345,9 @@ fn summary(out: &ReplayOutcome, device: &str, mode: Mode) -> Summary {
         device_restarts: 0,
         failed_actions: 0,
         median_round_trip_ms: per_case.get(per_case.len() / 2).copied().unwrap_or(0.0),
+        workers: 1,
+        steps_by_worker: Vec::new(),
+        resumed_at: Vec::new(),
     }
 }
 

@@ -352,6 +352,9 @@ fn summary(live: &LiveOutcome, device: &str) -> Summary {
             ms.sort_by(f64::total_cmp);
             ms.get(ms.len() / 2).copied().unwrap_or(0.0)
         },
+        workers: 1,
+        steps_by_worker: Vec::new(),
+        resumed_at: Vec::new(),
     }
 }
 

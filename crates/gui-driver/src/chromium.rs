@@ -1129,6 +1129,13 @@ impl Device for ChromiumDevice {
         Ok(Some(self.coverage.snapshot()))
     }
 
+    fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {
+        if !self.config.coverage {
+            return Ok(None);
+        }
+        Ok(Some(self.coverage.covered_names()))
+    }
+
     fn describe(&self) -> String {
         let version = self
             .browser

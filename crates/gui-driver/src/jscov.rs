@@ -97,6 +97,24 @@ impl JsCoverage {
         s
     }
 
+    /// Covered functions as `script-path@start-end`, sorted. The path leaves out the
+    /// origin, so two servers of the same app on different ports name functions alike.
+    pub fn covered_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scripts
+            .iter()
+            .flat_map(|(url, sc)| {
+                let path = url.strip_prefix(&self.origin).unwrap_or(url);
+                sc.functions
+                    .iter()
+                    .filter(|(_, covered)| **covered)
+                    .map(move |((a, b), _)| format!("{path}@{a}-{b}"))
+            })
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
     /// Covered function ranges per script URL, for reports and tests.
     pub fn covered_functions(&self) -> HashMap<&str, HashSet<(u64, u64)>> {
         self.scripts

@@ -92,6 +92,15 @@ pub trait Device {
     /// Cumulative coverage of the app's own code, where the platform can measure it.
     fn coverage(&mut self) -> Result<Option<CoverageSnapshot>>;
 
+    /// Names of the functions covered so far, as of the last [`coverage`](Self::coverage)
+    /// call, stable across restarts and across devices running the same app (the web
+    /// devices give `script-path@start-end`). Parallel runs merge their workers' coverage
+    /// by these names, and resumed runs add the coverage recorded before. `None` where
+    /// the device measures no coverage.
+    fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {
+        Ok(None)
+    }
+
     /// The actions this device can perform, in [`ActionKind::ALL`] order.
     fn supported_actions(&self) -> Vec<ActionKind> {
         ActionKind::supported(self.platform()).collect()

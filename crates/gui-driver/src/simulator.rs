@@ -1053,6 +1053,11 @@ impl Device for Simulator {
         }))
     }
 
+    fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {
+        let names = self.covered.iter().enumerate().filter(|(_, c)| **c);
+        Ok(Some(names.map(|(i, _)| format!("f{i}")).collect()))
+    }
+
     fn describe(&self) -> String {
         format!(
             "simulator `{}` {} pages",

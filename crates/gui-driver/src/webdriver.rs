@@ -949,6 +949,13 @@ impl Device for WebDriverDevice {
         Ok(Some(self.coverage.snapshot()))
     }
 
+    fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {
+        if !self.has_devtools() {
+            return Ok(None);
+        }
+        Ok(Some(self.coverage.covered_names()))
+    }
+
     fn supported_actions(&self) -> Vec<ActionKind> {
         let devtools = self.has_devtools();
         ActionKind::supported(Platform::Web)

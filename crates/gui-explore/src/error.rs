@@ -16,6 +16,9 @@ pub enum Error {
     #[error("{path} already holds a run; choose another output folder")]
     RunFolderExists { path: PathBuf },
 
+    #[error("{path} holds no run (no run.json) to resume")]
+    NotARun { path: PathBuf },
+
     #[error("{path}:{line}: {message}")]
     BadRecord {
         path: PathBuf,

@@ -1,4 +1,7 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use gui_core::{
@@ -8,7 +11,8 @@ use gui_core::{
 use gui_driver::Device;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result, RunRecorder, StepRecord, StepTimings, Throttle};
+use crate::record::{Prior, encode, start_screenshot, step_screenshot};
+use crate::{Error, Result, RunRecorder, SignalRecord, StepRecord, StepTimings, Throttle};
 
 /// What a strategy sees before choosing: the screen and what the device can do.
 #[derive(Debug)]
@@ -110,6 +114,19 @@ pub struct Summary {
     /// Steps whose action failed (unsupported, bad target).
     pub failed_actions: u64,
     pub median_round_trip_ms: f64,
+    /// Workers that explored at once (1 unless `--workers`).
+    #[serde(default = "one")]
+    pub workers: u32,
+    /// Steps each worker took, in a parallel run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps_by_worker: Vec<u64>,
+    /// The steps after which the run was resumed, if it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<u64>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Runs `strategy` on `device` until the budget is spent, recording every step.
@@ -119,6 +136,9 @@ pub struct Summary {
 /// the step in flight is recorded with the error, the restarted start screen and the
 /// signals the device kept (a crash report), and the run continues. The run
 /// fails only when the device cannot be restarted `max_restarts` times in a row.
+///
+/// When `recorder` was reopened by [`RunRecorder::resume`], the run continues where the
+/// folder ends: see [`explore_parallel`].
 pub fn explore(
     device: &mut dyn Device,
     strategy: &mut dyn Strategy,
@@ -126,61 +146,410 @@ pub fn explore(
     recorder: &mut RunRecorder,
     config: &ExploreConfig,
 ) -> Result<Summary> {
-    if config.steps.is_none() && config.duration.is_none() {
-        return Err(Error::Config(
-            "give a step budget, a time budget or both".into(),
-        ));
-    }
-    let started = Instant::now();
+    let prior = recorder.take_prior();
+    let shared = Shared::new(recorder, config, prior, 1)?;
     tracing::info!(
         strategy = strategy.name(),
         device = %device.describe(),
         throttle = %throttle.name(),
         "exploring into {}",
-        recorder.dir().display()
+        shared.dir.display()
     );
-    let mut seen: HashMap<String, u64> = HashMap::new();
-    let mut restarts = 0;
-    let mut failed_actions = 0;
-    let mut round_trips = Vec::new();
-    let mut coverage = None;
-    let mut step = 0;
+    let mut parts = WorkerParts {
+        device,
+        strategy,
+        throttle,
+    };
+    let outcome = run_worker(&shared, &mut parts, 0);
+    shared.finish(outcome, &[&parts])
+}
+
+/// The device, strategy and throttle of one worker of [`explore_parallel`].
+pub struct WorkerParts<'a> {
+    pub device: &'a mut dyn Device,
+    pub strategy: &'a mut dyn Strategy,
+    pub throttle: &'a mut dyn Throttle,
+}
+
+impl std::fmt::Debug for WorkerParts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerParts")
+            .field("device", &self.device.describe())
+            .field("strategy", &self.strategy.name())
+            .field("throttle", &self.throttle.name())
+            .finish()
+    }
+}
+
+/// A worker of [`explore_parallel`], built on its own thread.
+pub trait Worker {
+    fn parts(&mut self) -> WorkerParts<'_>;
+}
+
+/// Runs `workers` workers at once, each on its own thread with the device, strategy and
+/// throttle that `build(i)` makes there, into one run folder, until the budget (shared by
+/// all workers) is spent.
+///
+/// Steps are numbered across workers in the order they are recorded; each line of
+/// `steps.jsonl` names its worker. A signal is new the first time any worker sees it.
+/// Coverage is merged by function name ([`Device::covered_functions`]): a step's
+/// coverage counts the functions any worker has covered so far (the byte counts are the
+/// largest of one worker). A worker whose device cannot be brought back stops the
+/// others after their current step, and the run fails with its error.
+///
+/// **Resuming**: when `recorder` was reopened by [`RunRecorder::resume`], the counters
+/// (steps, signals, restarts, failed actions, coverage, elapsed time) continue from the
+/// folder, each worker's strategy is first replayed through that worker's recorded steps
+/// (their screenshots and actions, no device involved) so that it continues with what it
+/// had learnt, and each device starts afresh (as after a restart). A strategy that chooses
+/// differently during the replay than it did in the run is noted as a
+/// `replay_diverged` event; deterministic strategies (Monkey, PIRLTest with one worker)
+/// replay exactly.
+pub fn explore_parallel<W, F>(
+    workers: u32,
+    build: F,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+) -> Result<Summary>
+where
+    W: Worker,
+    F: Fn(u32) -> Result<W> + Sync,
+{
+    if workers == 0 {
+        return Err(Error::Config("--workers must be at least 1".into()));
+    }
+    let prior = recorder.take_prior();
+    let shared = Shared::new(recorder, config, prior, workers)?;
+    tracing::info!(workers, "exploring into {}", shared.dir.display());
+    let results: Vec<Result<(Option<Done>, Result<()>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|i| {
+                let shared = &shared;
+                let build = &build;
+                std::thread::Builder::new()
+                    .name(format!("worker-{i}"))
+                    .spawn_scoped(scope, move || {
+                        let mut worker = match build(i) {
+                            Ok(w) => w,
+                            Err(e) => {
+                                shared.stop.store(true, Ordering::SeqCst);
+                                return Ok((None, Err(e)));
+                            }
+                        };
+                        let mut parts = worker.parts();
+                        let outcome = run_worker(shared, &mut parts, i);
+                        if outcome.is_err() {
+                            shared.stop.store(true, Ordering::SeqCst);
+                        }
+                        Ok((Some(Done::of(&mut parts)), outcome))
+                    })
+                    .map_err(|e| Error::Config(format!("starting worker {i}: {e}")))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::Config("a worker thread panicked".to_owned()))),
+                Err(e) => Err(e),
+            })
+            .collect()
+    });
+    let mut done = Vec::new();
+    let mut first_error = None;
+    for r in results {
+        match r {
+            Ok((d, outcome)) => {
+                done.extend(d);
+                if let Err(e) = outcome {
+                    first_error.get_or_insert(e);
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let outcome = first_error.map_or(Ok(()), Err);
+    shared.finish_with(outcome, &done)
+}
+
+/// What the summary needs of a worker once its thread is done.
+struct Done {
+    strategy: String,
+    device: String,
+    throttle: String,
+}
+
+impl Done {
+    fn of(parts: &mut WorkerParts<'_>) -> Self {
+        Self {
+            strategy: parts.strategy.name().to_owned(),
+            device: parts.device.describe(),
+            throttle: parts.throttle.name(),
+        }
+    }
+}
+
+/// Counters and the recorder, shared by the workers of a run.
+struct Shared<'r> {
+    config: &'r ExploreConfig,
+    dir: std::path::PathBuf,
+    workers: u32,
+    /// When the run started, moved back by the time a resumed run had already taken.
+    started: Instant,
+    /// Steps handed out to workers (a worker takes one before choosing its action).
+    claimed: AtomicU64,
+    /// Set when a worker failed for good: the others stop after their current step.
+    stop: AtomicBool,
+    /// Merge coverage by function name: several workers, or a run that was resumed.
+    merge: bool,
+    /// What each worker replays first when the run is resumed.
+    prior: Option<Prior>,
+    state: Mutex<State<'r>>,
+}
+
+struct State<'r> {
+    recorder: &'r mut RunRecorder,
+    step: u64,
+    seen: HashMap<String, u64>,
+    restarts: u32,
+    failed_actions: u64,
+    round_trips: Vec<f64>,
+    coverage: Option<CoverageSnapshot>,
+    covered: HashSet<String>,
+    steps_by_worker: Vec<u64>,
+    resumed_at: Vec<u64>,
+}
+
+impl<'r> Shared<'r> {
+    fn new(
+        recorder: &'r mut RunRecorder,
+        config: &'r ExploreConfig,
+        prior: Option<Prior>,
+        workers: u32,
+    ) -> Result<Self> {
+        if config.steps.is_none() && config.duration.is_none() {
+            return Err(Error::Config(
+                "give a step budget, a time budget or both".into(),
+            ));
+        }
+        let mut state = State {
+            step: 0,
+            seen: HashMap::new(),
+            restarts: 0,
+            failed_actions: 0,
+            round_trips: Vec::new(),
+            coverage: None,
+            covered: HashSet::new(),
+            steps_by_worker: vec![0; workers as usize],
+            resumed_at: Vec::new(),
+            recorder,
+        };
+        let mut elapsed = Duration::ZERO;
+        if let Some(prior) = &prior {
+            for s in &prior.steps {
+                state.step = s.step;
+                state.failed_actions += u64::from(s.error.is_some());
+                if !s
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with("device lost"))
+                {
+                    state.round_trips.push(s.timings.round_trip_ms);
+                }
+                for k in &s.signal_keys {
+                    *state.seen.entry(k.clone()).or_insert(0) += 1;
+                }
+                state.covered.extend(s.new_functions.iter().cloned());
+                if s.coverage.is_some() {
+                    state.coverage = s.coverage;
+                }
+                let w = s.worker.unwrap_or(0) as usize;
+                if w >= state.steps_by_worker.len() {
+                    state.steps_by_worker.resize(w + 1, 0);
+                }
+                state.steps_by_worker[w] += 1;
+                elapsed = Duration::from_millis(s.elapsed_ms);
+            }
+            for sig in &prior.signals {
+                state.seen.entry(sig.key.clone()).or_insert(1);
+            }
+            state.restarts = prior
+                .events
+                .iter()
+                .filter(|e| e.event == "device_restarted" || e.event == "restart_failed")
+                .count() as u32;
+            state.resumed_at = prior
+                .events
+                .iter()
+                .filter(|e| e.event == "resumed")
+                .map(|e| e.after_step)
+                .collect();
+            state.resumed_at.push(state.step);
+            let last = state.step;
+            state.recorder.append_event(
+                last,
+                "resumed",
+                &format!("{} steps recorded before", prior.steps.len()),
+            )?;
+            tracing::info!(
+                "resuming after step {last} ({:.1} s into the run)",
+                elapsed.as_secs_f64()
+            );
+        }
+        let started = Instant::now()
+            .checked_sub(elapsed)
+            .unwrap_or_else(Instant::now);
+        Ok(Self {
+            config,
+            dir: state.recorder.dir().to_owned(),
+            workers,
+            started,
+            claimed: AtomicU64::new(state.step),
+            stop: AtomicBool::new(false),
+            merge: workers > 1 || prior.is_some(),
+            prior,
+            state: Mutex::new(state),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<'r>> {
+        // A worker that panicked while holding the lock left whole lines behind: every
+        // write is one call.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn worker_id(&self, worker: u32) -> Option<u32> {
+        (self.workers > 1).then_some(worker)
+    }
+
+    fn event(&self, worker: u32, what: &str, detail: &str) -> Result<()> {
+        let mut st = self.lock();
+        let step = st.step;
+        st.recorder
+            .append_event_of(step, self.worker_id(worker), what, detail)
+    }
+
+    /// Takes the next step of the budget; `None` when the run is over.
+    fn claim(&self) -> Option<u64> {
+        if self.stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        if self
+            .config
+            .duration
+            .is_some_and(|d| self.started.elapsed() >= d)
+        {
+            return None;
+        }
+        let n = self.claimed.fetch_add(1, Ordering::SeqCst);
+        if self.config.steps.is_some_and(|max| n >= max) {
+            return None;
+        }
+        Some(n + 1)
+    }
+
+    fn finish(&self, outcome: Result<()>, parts: &[&WorkerParts<'_>]) -> Result<Summary> {
+        // Single-worker callers still own their parts; names only.
+        let done: Vec<Done> = parts
+            .iter()
+            .map(|p| Done {
+                strategy: p.strategy.name().to_owned(),
+                device: p.device.describe(),
+                throttle: p.throttle.name(),
+            })
+            .collect();
+        self.finish_with(outcome, &done)
+    }
+
+    fn finish_with(&self, outcome: Result<()>, done: &[Done]) -> Result<Summary> {
+        outcome?;
+        let mut st = self.lock();
+        let stopped_because = if self.config.steps.is_some_and(|n| st.step >= n) {
+            StopReason::Steps
+        } else {
+            StopReason::Time
+        };
+        let first = done.first();
+        let mut devices: Vec<String> = done.iter().map(|d| d.device.clone()).collect();
+        devices.dedup();
+        let summary = Summary {
+            strategy: first.map(|d| d.strategy.clone()).unwrap_or_default(),
+            device: devices.join("; "),
+            throttle: first.map(|d| d.throttle.clone()).unwrap_or_default(),
+            steps: st.step,
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            stopped_because,
+            coverage: st.coverage,
+            unique_signals: st.seen.len(),
+            signal_counts: st.seen.clone(),
+            device_restarts: st.restarts,
+            failed_actions: st.failed_actions,
+            median_round_trip_ms: median(&mut st.round_trips),
+            workers: self.workers,
+            steps_by_worker: if self.workers > 1 {
+                st.steps_by_worker.clone()
+            } else {
+                Vec::new()
+            },
+            resumed_at: st.resumed_at.clone(),
+        };
+        st.recorder.finish(&summary)?;
+        tracing::info!(
+            steps = summary.steps,
+            unique_signals = summary.unique_signals,
+            restarts = summary.device_restarts,
+            "run finished after {:.1} s",
+            summary.duration_ms as f64 / 1000.0
+        );
+        Ok(summary)
+    }
+}
+
+/// One worker's loop: replay what it recorded before a resumption, then take steps until
+/// the shared budget is spent.
+fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> Result<()> {
+    let WorkerParts {
+        device,
+        strategy,
+        throttle,
+    } = parts;
+    let (device, strategy, throttle): (&mut dyn Device, &mut dyn Strategy, &mut dyn Throttle) =
+        (&mut **device, &mut **strategy, &mut **throttle);
+    if let Some(prior) = &shared.prior {
+        replay(shared, device, strategy, prior, worker)?;
+    }
+    let resumed_after = shared.prior.as_ref().map(Prior::last_step);
     let mut before = match device.screenshot() {
         Ok(shot) => shot,
-        Err(e) if e.is_device_lost() => recover(
-            device,
-            strategy,
-            recorder,
-            config,
-            0,
-            &e.to_string(),
-            &mut restarts,
-        )?,
+        Err(e) if e.is_device_lost() => recover(shared, device, strategy, worker, &e.to_string())?,
         Err(e) => return Err(e.into()),
     };
-    recorder.save_screenshot(0, &before)?;
+    let start = start_screenshot(resumed_after.unwrap_or(0), worker);
+    let png = encode(&shared.dir.join(&start), &before)?;
+    shared.lock().recorder.save_png(&start, &png)?;
+    if resumed_after.is_some() {
+        // The app starts afresh: the strategy's last screen is not this one.
+        strategy.on_restart();
+    }
 
-    let stopped_because = loop {
-        if config.steps.is_some_and(|n| step >= n) {
-            break StopReason::Steps;
-        }
-        if config.duration.is_some_and(|d| started.elapsed() >= d) {
-            break StopReason::Time;
-        }
+    while let Some(claimed) = shared.claim() {
         let actions = device.supported_actions();
         let t = Instant::now();
         let ui = if strategy.wants_ui() {
             // A hierarchy that cannot be read leaves the strategy with the pixels; a lost
             // device shows itself again at the action.
             device.ui_hierarchy().unwrap_or_else(|e| {
-                tracing::warn!(step = step + 1, "no view hierarchy: {e}");
+                tracing::warn!(step = claimed, "no view hierarchy: {e}");
                 None
             })
         } else {
             None
         };
         let action = strategy.choose(&Observation {
-            step: step + 1,
+            step: claimed,
             screenshot: &before,
             viewport: device.viewport(),
             platform: device.platform(),
@@ -198,16 +567,8 @@ pub fn explore(
             Err(Error::Device(e)) => {
                 // The step ends on the restarted app's start screen, and what the app
                 // reported before it died (a crash) stays with the action that caused it.
-                recorder.append_event(step, "device_lost", &format!("{action}: {e}"))?;
-                let after = recover(
-                    device,
-                    strategy,
-                    recorder,
-                    config,
-                    step,
-                    &e.to_string(),
-                    &mut restarts,
-                )?;
+                shared.event(worker, "device_lost", &format!("{action}: {e}"))?;
+                let after = recover(shared, device, strategy, worker, &e.to_string())?;
                 let outcome = StepOutcome {
                     after,
                     coverage: device.coverage().ok().flatten(),
@@ -224,27 +585,65 @@ pub fn explore(
             // app would not cure it.
             Err(e) => return Err(e),
         };
-        step += 1;
         outcome.timings.choose_ms = choose_ms;
-        failed_actions += u64::from(outcome.error.is_some());
+        let functions = if shared.merge {
+            device.covered_functions().ok().flatten()
+        } else {
+            None
+        };
+        // Encoding is the slow part of saving: done before taking the lock.
+        let png = encode(&shared.dir.join("screenshots"), &outcome.after)?;
+
+        let mut st = shared.lock();
+        st.step += 1;
+        let step = st.step;
+        st.steps_by_worker[worker as usize] += 1;
+        st.failed_actions += u64::from(outcome.error.is_some());
         if !lost {
-            round_trips.push(outcome.timings.round_trip_ms);
+            st.round_trips.push(outcome.timings.round_trip_ms);
         }
-        let shot_rel = recorder.save_screenshot(step, &outcome.after)?;
+        let shot_rel = step_screenshot(step);
+        st.recorder.save_png(&shot_rel, &png)?;
         let mut new_signals = Vec::new();
         for sig in &outcome.signals {
-            let count = seen.entry(sig.key.clone()).or_insert(0);
-            if *count == 0 {
-                recorder.append_signal(sig, step, &shot_rel)?;
+            let count = st.seen.entry(sig.key.clone()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
                 new_signals.push(sig.clone());
             }
-            *count += 1;
         }
-        if outcome.coverage.is_some() {
-            coverage = outcome.coverage;
+        for sig in &new_signals {
+            st.recorder.append_signal(sig, step, &shot_rel)?;
+        }
+        let mut new_functions = Vec::new();
+        if let Some(names) = functions {
+            for name in names {
+                if !st.covered.contains(&name) {
+                    st.covered.insert(name.clone());
+                    new_functions.push(name);
+                }
+            }
+        }
+        let coverage = match outcome.coverage {
+            Some(mut c) if shared.merge => {
+                // The union of every worker's (and every earlier segment's) functions;
+                // bytes cannot be merged from counts, so they are the best single one.
+                let best = st.coverage.unwrap_or_default();
+                c.functions_covered = (st.covered.len() as u64).max(c.functions_covered);
+                c.functions_total = c.functions_total.max(best.functions_total);
+                c.bytes_covered = c.bytes_covered.max(best.bytes_covered);
+                c.bytes_total = c.bytes_total.max(best.bytes_total);
+                c.scripts = c.scripts.max(best.scripts);
+                Some(c)
+            }
+            other => other,
+        };
+        if coverage.is_some() {
+            st.coverage = coverage;
         }
         tracing::debug!(
             step,
+            worker,
             round_trip_ms = outcome.timings.round_trip_ms,
             throttle_ms = outcome.timings.throttle_ms,
             error = outcome.error.as_deref(),
@@ -253,54 +652,156 @@ pub fn explore(
         for sig in &new_signals {
             tracing::info!(step, "new signal: {}", sig.key);
         }
-        recorder.append_step(&StepRecord {
+        let signal_keys = outcome.signals.iter().map(|s| s.key.clone()).collect();
+        st.recorder.append_step(&StepRecord {
             step,
             action: action.clone(),
             screenshot: shot_rel,
             viewport: device.viewport(),
-            coverage: outcome.coverage,
+            coverage,
             new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
             signals_observed: outcome.signals.len() as u32,
             error: outcome.error,
             timings: outcome.timings,
-            elapsed_ms: started.elapsed().as_millis() as u64,
+            elapsed_ms: shared.started.elapsed().as_millis() as u64,
             seen: insight,
+            worker: shared.worker_id(worker),
+            signal_keys,
+            new_functions,
         })?;
+        drop(st);
         let transition = Transition {
             step,
             before,
             action,
             after: outcome.after,
             new_signals,
-            coverage: outcome.coverage,
+            coverage,
         };
         strategy.learn(&transition);
         before = transition.after;
-    };
+    }
+    Ok(())
+}
 
-    let summary = Summary {
-        strategy: strategy.name().to_owned(),
-        device: device.describe(),
-        throttle: throttle.name(),
-        steps: step,
-        duration_ms: started.elapsed().as_millis() as u64,
-        stopped_because,
-        coverage,
-        unique_signals: seen.len(),
-        signal_counts: seen.into_iter().collect(),
-        device_restarts: restarts,
-        failed_actions,
-        median_round_trip_ms: median(&mut round_trips),
-    };
-    recorder.finish(&summary)?;
-    tracing::info!(
-        steps = summary.steps,
-        unique_signals = summary.unique_signals,
-        restarts = summary.device_restarts,
-        "run finished after {:.1} s",
-        summary.duration_ms as f64 / 1000.0
+/// Feeds a worker's strategy the steps it recorded before the run was resumed: each
+/// recorded screen to [`Strategy::choose`] and each recorded transition to
+/// [`Strategy::learn`], with the restarts where they happened.
+fn replay(
+    shared: &Shared<'_>,
+    device: &mut dyn Device,
+    strategy: &mut dyn Strategy,
+    prior: &Prior,
+    worker: u32,
+) -> Result<()> {
+    let dir = &shared.dir;
+    let mine: Vec<&StepRecord> = prior
+        .steps
+        .iter()
+        .filter(|s| s.worker.unwrap_or(0) == worker)
+        .collect();
+    if mine.is_empty() {
+        return Ok(());
+    }
+    let t = Instant::now();
+    let signals: HashMap<&str, &SignalRecord> =
+        prior.signals.iter().map(|s| (s.key.as_str(), s)).collect();
+    // Earlier resumptions: the worker's steps after each began on a fresh start screen.
+    let mut starts: Vec<u64> = vec![0];
+    starts.extend(
+        prior
+            .events
+            .iter()
+            .filter(|e| e.event == "resumed")
+            .map(|e| e.after_step),
     );
-    Ok(summary)
+    let actions = device.supported_actions();
+    let platform = device.platform();
+    // The device is fresh: its viewport is the one every segment started with.
+    let start_viewport = device.viewport();
+    let mut viewport = start_viewport;
+    let mut before: Option<Screenshot> = None;
+    let mut segment = None;
+    let mut diverged = None;
+    for rec in mine {
+        let seg = starts.iter().rev().find(|k| **k < rec.step).copied();
+        if seg != segment {
+            segment = seg;
+            let rel = start_screenshot(seg.unwrap_or(0), worker);
+            before = Some(load_screenshot(dir, &rel, start_viewport)?);
+            viewport = start_viewport;
+            strategy.on_restart();
+        }
+        let shown = before.take().expect("set at each segment start");
+        let chosen = strategy.choose(&Observation {
+            step: rec.step,
+            screenshot: &shown,
+            viewport,
+            platform,
+            actions: &actions,
+            ui: None,
+        });
+        if chosen != rec.action && diverged.is_none() {
+            diverged = Some((rec.step, chosen));
+        }
+        if rec
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("device lost"))
+        {
+            strategy.on_restart();
+        }
+        let after = load_screenshot(dir, &rec.screenshot, rec.viewport)?;
+        let new_signals = rec
+            .new_signals
+            .iter()
+            .filter_map(|k| signals.get(k.as_str()))
+            .map(|s| Signal {
+                kind: s.kind,
+                message: s.message.clone(),
+                stack: s.stack.clone(),
+                key: s.key.clone(),
+            })
+            .collect();
+        let transition = Transition {
+            step: rec.step,
+            before: shown,
+            action: rec.action.clone(),
+            after,
+            new_signals,
+            coverage: rec.coverage,
+        };
+        strategy.learn(&transition);
+        before = Some(transition.after);
+        viewport = rec.viewport;
+    }
+    if let Some((step, chosen)) = diverged {
+        tracing::warn!(
+            worker,
+            "replaying the recorded run, the strategy chose {chosen} at step {step}, not what it chose then"
+        );
+        shared.event(
+            worker,
+            "replay_diverged",
+            &format!("step {step}: chose {chosen} this time"),
+        )?;
+    }
+    tracing::info!(
+        worker,
+        "replayed the recorded steps in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn load_screenshot(dir: &Path, rel: &str, viewport: Size) -> Result<Screenshot> {
+    let path = dir.join(rel);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let probe = Screenshot::from_png(&bytes, rel, 1.0, 0)
+        .map_err(|e| Error::io(&path, std::io::Error::other(e)))?;
+    let scale = probe.width() as f32 / viewport.width.max(1) as f32;
+    Screenshot::from_png(&bytes, rel, scale, 0)
+        .map_err(|e| Error::io(&path, std::io::Error::other(e)))
 }
 
 struct StepOutcome {
@@ -356,34 +857,33 @@ fn run_step(
 /// Restarts a lost device (up to `max_restarts` tries in a row) and returns its first
 /// screenshot.
 fn recover(
+    shared: &Shared<'_>,
     device: &mut dyn Device,
     strategy: &mut dyn Strategy,
-    recorder: &mut RunRecorder,
-    config: &ExploreConfig,
-    step: u64,
+    worker: u32,
     why: &str,
-    restarts: &mut u32,
 ) -> Result<Screenshot> {
     let mut last = why.to_owned();
-    for _ in 0..config.max_restarts.max(1) {
-        *restarts += 1;
+    let tries = shared.config.max_restarts.max(1);
+    for _ in 0..tries {
+        shared.lock().restarts += 1;
         let attempt = device.restart().and_then(|()| device.screenshot());
         match attempt {
             Ok(shot) => {
-                tracing::warn!(step, "device restarted after: {last}");
-                recorder.append_event(step, "device_restarted", &last)?;
+                tracing::warn!(worker, "device restarted after: {last}");
+                shared.event(worker, "device_restarted", &last)?;
                 strategy.on_restart();
                 return Ok(shot);
             }
             Err(e) => {
-                tracing::warn!(step, "restart failed: {e}");
-                recorder.append_event(step, "restart_failed", &e.to_string())?;
+                tracing::warn!(worker, "restart failed: {e}");
+                shared.event(worker, "restart_failed", &e.to_string())?;
                 last = e.to_string();
             }
         }
     }
     Err(Error::DeviceGone {
-        attempts: config.max_restarts.max(1),
+        attempts: tries,
         last,
     })
 }

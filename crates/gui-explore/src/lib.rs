@@ -30,9 +30,14 @@ mod record;
 mod throttle;
 
 pub use error::{Error, Result};
-pub use explore::{ExploreConfig, Insight, Observation, StopReason, Strategy, Summary, explore};
+pub use explore::{
+    ExploreConfig, Insight, Observation, StopReason, Strategy, Summary, Worker, WorkerParts,
+    explore, explore_parallel,
+};
 pub use monkey::{EventCategory, EventWeights, Monkey, MonkeyConfig};
-pub use record::{RunRecorder, SignalRecord, StepRecord, StepTimings, read_steps};
+pub use record::{
+    EventRecord, Prior, RunRecorder, SignalRecord, StepRecord, StepTimings, read_steps,
+};
 pub use throttle::{
     Adaptive, Clock, ConsecutiveFrames, DEFAULT_CAP, FakeClock, FixedThrottle, FrameMatch,
     JudgeError, ParseThrottleError, PollConfig, RenderJudge, SystemClock, Throttle,

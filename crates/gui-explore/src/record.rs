@@ -11,6 +11,13 @@
 //!   summary.json      written at the end (atomically); absent if the tool was killed
 //! ```
 //!
+//! In a parallel run (several workers, each with its own device) every line of
+//! `steps.jsonl` names its worker, step numbers count the steps of all workers in the
+//! order they were recorded, and worker `w`'s start screen is `start-000000-w<w>.png`
+//! (worker 0 keeps `step-000000.png`). A resumed run ([`RunRecorder::resume`]) appends
+//! to the same files; each resumption saves the fresh start screens as
+//! `start-<step>-w<w>.png` and notes a `resumed` event after the last recorded step.
+//!
 //! A step's screenshot is written before its line, and lines are appended whole and synced,
 //! so whatever kills the tool, every line in `steps.jsonl` refers to a complete step.
 //! [`read_steps`] ignores a torn last line.
@@ -71,6 +78,47 @@ pub struct StepRecord {
     /// has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<crate::Insight>,
+    /// The worker that ran the step, in a parallel run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<u32>,
+    /// Keys of every signal observed in this step, repeats included (the counts of a
+    /// resumed run are rebuilt from them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signal_keys: Vec<String>,
+    /// Functions of the run first covered in this step, by the names of
+    /// `Device::covered_functions`, where the device gives them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_functions: Vec<String>,
+}
+
+/// A line of `events.jsonl`: something that happened between steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// The number of the last step recorded when it happened.
+    pub after_step: u64,
+    /// `device_lost`, `device_restarted`, `restart_failed`, `resumed`, ...
+    pub event: String,
+    pub detail: String,
+    /// The worker it happened to, in a parallel run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<u32>,
+}
+
+/// What a run folder held when it was reopened by [`RunRecorder::resume`].
+#[derive(Debug, Clone, Default)]
+pub struct Prior {
+    /// The caller's metadata from `run.json`.
+    pub meta: Value,
+    pub steps: Vec<StepRecord>,
+    pub signals: Vec<SignalRecord>,
+    pub events: Vec<EventRecord>,
+}
+
+impl Prior {
+    /// The number of the last recorded step (0 when none was).
+    pub fn last_step(&self) -> u64 {
+        self.steps.last().map_or(0, |s| s.step)
+    }
 }
 
 /// A distinct signal, a line of `signals.jsonl`.
@@ -93,6 +141,8 @@ pub struct RunRecorder {
     events: File,
     /// Sync every write to disk (on by default; off only for throwaway runs).
     pub durable: bool,
+    /// What the folder held, when it was reopened to continue a run.
+    prior: Option<Prior>,
 }
 
 impl RunRecorder {
@@ -130,7 +180,86 @@ impl RunRecorder {
             events: open("events.jsonl")?,
             dir: dir.into(),
             durable: true,
+            prior: None,
         })
+    }
+
+    /// Reopens the run folder `dir` to continue its run: reads what it holds (see
+    /// [`Prior`]; [`explore`](crate::explore) takes it with [`take_prior`](Self::take_prior)),
+    /// cuts a line torn by a kill off the end of each JSON-lines file, drops signals first
+    /// seen in a step whose line was never written, and removes `summary.json`, which the
+    /// continued run writes again when it ends.
+    pub fn resume(dir: &Path) -> Result<Self> {
+        let run_path = dir.join("run.json");
+        let run: Value = match std::fs::read(&run_path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::BadRecord {
+                path: run_path.clone(),
+                line: e.line(),
+                message: e.to_string(),
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotARun { path: dir.into() });
+            }
+            Err(e) => return Err(Error::io(&run_path, e)),
+        };
+        if run["format"] != FORMAT || run["format_version"].as_u64() != Some(1) {
+            return Err(Error::BadRecord {
+                path: run_path,
+                line: 1,
+                message: format!("not a `{FORMAT}` version {FORMAT_VERSION} run folder"),
+            });
+        }
+        for name in ["steps.jsonl", "signals.jsonl", "events.jsonl"] {
+            cut_torn_line(&dir.join(name))?;
+        }
+        let steps = read_steps(dir)?;
+        let last = steps.last().map_or(0, |s| s.step);
+        let mut signals: Vec<SignalRecord> = read_lines(&dir.join("signals.jsonl"))?;
+        if signals.iter().any(|s| s.first_step > last) {
+            signals.retain(|s| s.first_step <= last);
+            let mut text = Vec::new();
+            for s in &signals {
+                text.extend(serde_json::to_vec(s).expect("records serialise"));
+                text.push(b'\n');
+            }
+            write_atomic(&dir.join("signals.jsonl"), &text)?;
+        }
+        let events = read_lines(&dir.join("events.jsonl"))?;
+        let summary = dir.join("summary.json");
+        if summary.exists() {
+            std::fs::remove_file(&summary).map_err(|e| Error::io(&summary, e))?;
+        }
+        std::fs::create_dir_all(dir.join("screenshots")).map_err(|e| Error::io(dir, e))?;
+        let open = |name: &str| {
+            let path = dir.join(name);
+            OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .map_err(|e| Error::io(path, e))
+        };
+        Ok(Self {
+            steps: open("steps.jsonl")?,
+            signals: open("signals.jsonl")?,
+            events: open("events.jsonl")?,
+            dir: dir.into(),
+            durable: true,
+            prior: Some(Prior {
+                meta: run["meta"].clone(),
+                steps,
+                signals,
+                events,
+            }),
+        })
+    }
+
+    /// What the folder held when [`resume`](Self::resume) reopened it (once).
+    pub fn take_prior(&mut self) -> Option<Prior> {
+        self.prior.take()
+    }
+
+    /// Whether this recorder continues an earlier run.
+    pub fn is_resumed(&self) -> bool {
+        self.prior.is_some()
     }
 
     pub fn dir(&self) -> &Path {
@@ -139,17 +268,21 @@ impl RunRecorder {
 
     /// Writes the screenshot of a step (0 = the start screen) and returns its relative path.
     pub fn save_screenshot(&mut self, step: u64, shot: &Screenshot) -> Result<String> {
-        let rel = format!("screenshots/step-{step:06}.png");
-        let path = self.dir.join(&rel);
-        let png = shot
-            .to_png()
-            .map_err(|e| Error::io(&path, std::io::Error::other(e)))?;
+        let rel = step_screenshot(step);
+        let png = encode(&self.dir.join(&rel), shot)?;
+        self.save_png(&rel, &png)?;
+        Ok(rel)
+    }
+
+    /// Writes an encoded screenshot at `rel`, a path inside the run folder.
+    pub fn save_png(&mut self, rel: &str, png: &[u8]) -> Result<()> {
+        let path = self.dir.join(rel);
         let mut f = File::create(&path).map_err(|e| Error::io(&path, e))?;
-        f.write_all(&png).map_err(|e| Error::io(&path, e))?;
+        f.write_all(png).map_err(|e| Error::io(&path, e))?;
         if self.durable {
             f.sync_data().map_err(|e| Error::io(&path, e))?;
         }
-        Ok(rel)
+        Ok(())
     }
 
     pub fn append_step(&mut self, record: &StepRecord) -> Result<()> {
@@ -177,8 +310,24 @@ impl RunRecorder {
 
     /// Notes something that happened between steps (a device restart, a lost action).
     pub fn append_event(&mut self, after_step: u64, what: &str, detail: &str) -> Result<()> {
+        self.append_event_of(after_step, None, what, detail)
+    }
+
+    /// [`append_event`](Self::append_event) for one worker of a parallel run.
+    pub fn append_event_of(
+        &mut self,
+        after_step: u64,
+        worker: Option<u32>,
+        what: &str,
+        detail: &str,
+    ) -> Result<()> {
         let path = self.dir.join("events.jsonl");
-        let ev = json!({ "after_step": after_step, "event": what, "detail": detail });
+        let ev = EventRecord {
+            after_step,
+            event: what.to_owned(),
+            detail: detail.to_owned(),
+            worker,
+        };
         append_line(&mut self.events, &path, &ev, self.durable)
     }
 
@@ -187,6 +336,50 @@ impl RunRecorder {
         let bytes = serde_json::to_vec_pretty(summary).expect("summary serialises");
         write_atomic(&self.dir.join("summary.json"), &bytes)
     }
+}
+
+/// The relative path of a step's screenshot.
+pub(crate) fn step_screenshot(step: u64) -> String {
+    format!("screenshots/step-{step:06}.png")
+}
+
+/// The relative path of a worker's start screen: the run's first for worker 0 at step 0,
+/// else `start-<after_step>-w<worker>.png`.
+pub(crate) fn start_screenshot(after_step: u64, worker: u32) -> String {
+    if after_step == 0 && worker == 0 {
+        step_screenshot(0)
+    } else {
+        format!("screenshots/start-{after_step:06}-w{worker}.png")
+    }
+}
+
+/// PNG bytes of a screenshot that is to be written at `path`.
+pub(crate) fn encode(path: &Path, shot: &Screenshot) -> Result<Vec<u8>> {
+    shot.to_png()
+        .map_err(|e| Error::io(path, std::io::Error::other(e)))
+}
+
+/// Cuts a last line without its newline (a write torn by a kill) off `path`, so that
+/// appending goes on from a whole line.
+fn cut_torn_line(path: &Path) -> Result<()> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            File::create(path).map_err(|e| Error::io(path, e))?;
+            return Ok(());
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(());
+    }
+    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    f.set_len(keep as u64).map_err(|e| Error::io(path, e))?;
+    f.sync_all().map_err(|e| Error::io(path, e))
 }
 
 fn append_line(file: &mut File, path: &Path, value: &impl Serialize, durable: bool) -> Result<()> {
@@ -211,17 +404,19 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Reads `steps.jsonl` of a run folder. A last line without its newline (the tool was
 /// killed while writing it) is skipped; any other malformed line is an error naming it.
 pub fn read_steps(dir: &Path) -> Result<Vec<StepRecord>> {
-    let path = dir.join("steps.jsonl");
-    let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+    read_lines(&dir.join("steps.jsonl"))
+}
+
+/// Reads the JSON lines of `path` with [`read_steps`]'s rule for a torn last line.
+fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = BufReader::new(file);
     let mut out = Vec::new();
     let mut buf = String::new();
     let mut line_no = 0;
     loop {
         buf.clear();
-        let n = reader
-            .read_line(&mut buf)
-            .map_err(|e| Error::io(&path, e))?;
+        let n = reader.read_line(&mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
             break;
         }
@@ -229,8 +424,11 @@ pub fn read_steps(dir: &Path) -> Result<Vec<StepRecord>> {
         if !buf.ends_with('\n') {
             break;
         }
+        if buf.trim().is_empty() {
+            continue;
+        }
         let rec = serde_json::from_str(buf.trim_end()).map_err(|e| Error::BadRecord {
-            path: path.clone(),
+            path: path.into(),
             line: line_no,
             message: e.to_string(),
         })?;
@@ -257,6 +455,9 @@ mod tests {
             timings: StepTimings::default(),
             elapsed_ms: step,
             seen: None,
+            worker: None,
+            signal_keys: vec![],
+            new_functions: vec![],
         }
     }
 

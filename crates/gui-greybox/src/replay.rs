@@ -154,6 +154,9 @@ pub fn replay(
                 },
                 elapsed_ms: started.elapsed().as_millis() as u64,
                 seen: None,
+                worker: None,
+                signal_keys: Vec::new(),
+                new_functions: Vec::new(),
             });
             if case.lost.is_some() {
                 break;

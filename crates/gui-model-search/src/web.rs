@@ -688,6 +688,9 @@ impl Live<'_, '_> {
                 },
                 elapsed_ms: self.started.elapsed().as_millis() as u64,
                 seen: None,
+                worker: None,
+                signal_keys: Vec::new(),
+                new_functions: Vec::new(),
             })?;
             for (at, s) in self.out.signals.iter().filter(|(at, _)| *at == n) {
                 rec.append_signal(s, *at, &rel)?;

@@ -110,6 +110,9 @@ fn the_demo_is_modelled_searched_and_covered_in_chromium() {
         timings: StepTimings::default(),
         elapsed_ms: 0,
         seen: None,
+        worker: None,
+        signal_keys: Vec::new(),
+        new_functions: Vec::new(),
     };
     let steps = vec![
         step(1, Action::at(ActionKind::Click, r.center())),

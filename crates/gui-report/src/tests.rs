@@ -83,6 +83,9 @@ fn write_run(dir: &Path, bug: bool, finish: bool) -> PathBuf {
                     0.9,
                 )],
             }),
+            worker: None,
+            signal_keys: Vec::new(),
+            new_functions: Vec::new(),
         })
         .unwrap();
     }
@@ -100,6 +103,9 @@ fn write_run(dir: &Path, bug: bool, finish: bool) -> PathBuf {
             device_restarts: 0,
             failed_actions: 1,
             median_round_trip_ms: 1.0,
+            workers: 1,
+            steps_by_worker: Vec::new(),
+            resumed_at: Vec::new(),
         })
         .unwrap();
     }
