@@ -16,7 +16,7 @@ use gui_driver::{
 };
 use gui_explore::{
     ExploreConfig, Insight, Observation, RenderJudge, RunRecorder, Strategy, Summary, Throttle,
-    ThrottleSpec,
+    ThrottleSpec, Worker, WorkerParts,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -66,6 +66,16 @@ pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result
     let mut command = C::command().args_override_self(true);
     let mut full = Vec::with_capacity(args.len());
     full.extend(args.first().cloned());
+    if let Some(dir) = flag_value(&args, "resume") {
+        // The run's own settings first; anything given now (-v, a larger --steps) wins.
+        let stored = recorded_argv(&dir).map_err(|message| {
+            command.error(
+                ErrorKind::InvalidValue,
+                format!("--resume {}: {message}", dir.display()),
+            )
+        })?;
+        full.extend(stored.into_iter().map(OsString::from));
+    }
     if let Some(path) = config_path(&args) {
         let flags: BTreeSet<String> = command
             .get_arguments()
@@ -80,21 +90,71 @@ pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result
         })?);
     }
     full.extend(args.into_iter().skip(1));
+    let _ = ARGV.set(replayable(&full[1.min(full.len())..]));
     let matches = command.try_get_matches_from_mut(full)?;
     C::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
+/// The command line of this process as [`parse_from`] saw it, with `--config` files
+/// expanded and without `--config`, `--resume` and `--out`: what `run.json` keeps so that
+/// `--resume` can start the same run again.
+static ARGV: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+fn replayable(args: &[OsString]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(a) = it.next() {
+        if ["--config", "--resume", "--out"].contains(&a.as_str()) {
+            it.next();
+        } else if !["--config=", "--resume=", "--out="]
+            .iter()
+            .any(|p| a.starts_with(p))
+        {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// The command line recorded in the `run.json` of the run folder `dir`.
+fn recorded_argv(dir: &Path) -> Result<Vec<String>, String> {
+    let path = dir.join("run.json");
+    let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let run: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let argv = run["meta"]["argv"].as_array().ok_or_else(|| {
+        format!(
+            "{} records no command line (it was written by a tool that could not resume runs)",
+            path.display()
+        )
+    })?;
+    argv.iter()
+        .map(|a| {
+            a.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{}: meta.argv holds a non-string", path.display()))
+        })
+        .collect()
+}
+
 /// The value of the last `--config FILE` or `--config=FILE`, before any `--`.
 fn config_path(args: &[OsString]) -> Option<PathBuf> {
+    flag_value(args, "config")
+}
+
+/// The value of the last `--NAME VALUE` or `--NAME=VALUE`, before any `--`.
+fn flag_value(args: &[OsString], name: &str) -> Option<PathBuf> {
+    let flag = format!("--{name}");
+    let with_value = format!("--{name}=");
     let mut found = None;
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         let a = a.to_string_lossy();
         if a == "--" {
             break;
-        } else if a == "--config" {
+        } else if a == flag {
             found = it.next().map(PathBuf::from);
-        } else if let Some(v) = a.strip_prefix("--config=") {
+        } else if let Some(v) = a.strip_prefix(&with_value) {
             found = Some(PathBuf::from(v));
         }
     }
@@ -324,8 +384,19 @@ pub struct RunArgs {
     )]
     pub throttle: ThrottleSpec,
     /// Run folder (default: runs/<strategy>-seed<SEED>-<unix time>).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
+    /// Explore with N devices at once (browsers, X servers, simulators), into one run
+    /// folder. Monkey workers split the budget; PIRLTest workers share one page store,
+    /// memory and Q-network. With --webdriver, each worker opens its own session on the
+    /// endpoint (a Selenium Grid spreads them over its nodes).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: u32,
+    /// Continue the run in this folder (killed, failed or finished) with its own settings,
+    /// its counters and what its strategy had learnt; flags given with it win (e.g. a
+    /// larger --steps).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub resume: Option<PathBuf>,
 }
 
 /// `WIDTHxHEIGHT` with each side in 64..=8192 (`--viewport`, `greybox --screen`).
@@ -356,7 +427,7 @@ fn parse_minutes(s: &str) -> Result<f64, String> {
 
 /// A started device plus what keeps its app served.
 pub struct Target {
-    pub device: Box<dyn Device>,
+    pub device: Box<dyn Device + Send>,
     pub url: String,
     _server: Option<StaticServer>,
 }
@@ -575,6 +646,8 @@ impl RunArgs {
             "device": target.device.describe(),
             "explore": explore,
             "throttle": self.throttle.to_string(),
+            "workers": self.workers,
+            "argv": ARGV.get(),
         });
         if let (Some(m), serde_json::Value::Object(extra)) = (meta.as_object_mut(), extra) {
             m.extend(extra);
@@ -582,8 +655,22 @@ impl RunArgs {
         meta
     }
 
-    /// Creates the run folder.
+    /// Creates the run folder, or reopens the one of `--resume` (which must hold a run of
+    /// the same strategy).
     pub fn recorder(&self, strategy: &str, meta: &serde_json::Value) -> Result<RunRecorder> {
+        if let Some(dir) = &self.resume {
+            let recorder =
+                RunRecorder::resume(dir).with_context(|| format!("--resume {}", dir.display()))?;
+            let prior = recorder.prior().expect("a resumed recorder has a prior");
+            let theirs = prior.meta["strategy"].as_str().unwrap_or("unknown");
+            if theirs != strategy {
+                bail!(
+                    "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
+                    dir.display()
+                );
+            }
+            return Ok(recorder);
+        }
         let dir = self.out.clone().unwrap_or_else(|| {
             let t = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -593,6 +680,77 @@ impl RunArgs {
         RunRecorder::create(&dir, meta)
             .with_context(|| format!("creating run folder {}", dir.display()))
     }
+}
+
+/// The seed of worker `worker` of a parallel run: the run's own for worker 0 (so one
+/// worker is the plain run), a well-mixed other one for the rest.
+pub fn worker_seed(seed: u64, worker: u32) -> u64 {
+    seed ^ u64::from(worker).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// One worker of a parallel run: its device (and the server of its app) and strategy.
+struct CliWorker {
+    target: Target,
+    strategy: Box<dyn Strategy>,
+    throttle: Box<dyn Throttle>,
+}
+
+impl Worker for CliWorker {
+    fn parts(&mut self) -> WorkerParts<'_> {
+        WorkerParts {
+            device: self.target.device.as_mut(),
+            strategy: self.strategy.as_mut(),
+            throttle: self.throttle.as_mut(),
+        }
+    }
+}
+
+/// Explores with `--workers` workers into `recorder`: worker 0 on `first`, each other one
+/// on a device it starts on its own thread (a browser with its own server of the app, an
+/// X server, a WebDriver session); `strategy(i)` makes worker `i`'s strategy there.
+pub fn explore_workers(
+    target: &TargetArgs,
+    run: &RunArgs,
+    first: Target,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+    strategy: &(dyn Fn(u32) -> Result<Box<dyn Strategy>> + Sync),
+) -> Result<Summary> {
+    if run.workers > 1 && target.device == DeviceKind::Android {
+        bail!(
+            "--workers {} needs a device per worker; --device android drives the one device of --serial",
+            run.workers
+        );
+    }
+    let first = std::sync::Mutex::new(Some(first));
+    let build = |i: u32| -> gui_explore::Result<CliWorker> {
+        let start = || -> Result<CliWorker> {
+            let taken = if i == 0 {
+                first.lock().map_or(None, |mut f| f.take())
+            } else {
+                None
+            };
+            let target = match taken {
+                Some(t) => t,
+                None => target.start()?,
+            };
+            Ok(CliWorker {
+                target,
+                strategy: strategy(i)?,
+                throttle: run.throttle()?,
+            })
+        };
+        start().map_err(|e| gui_explore::Error::WorkerStart {
+            worker: i,
+            message: format!("{e:#}"),
+        })
+    };
+    Ok(gui_explore::explore_parallel(
+        run.workers,
+        build,
+        recorder,
+        config,
+    )?)
 }
 
 /// AdaT's judge: the rendering-state classifier shipped with gui-vision.

@@ -1,7 +1,7 @@
 //! `monkey`: random events à la Android Monkey on a web app (default: the bundled demo).
 use anyhow::Result;
 use clap::Parser;
-use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, explore};
+use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, Strategy, explore};
 use gui_testing::cli::{
     self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
 };
@@ -40,7 +40,9 @@ const EXAMPLES: &str = "Examples:
   monkey --steps 500 --seed 3                  the bundled demo app, 500 random events
   monkey --url http://localhost:8080 --minutes 10 --pct-text 30
   monkey --app-dir dist --mobile --throttle 400 --out runs/phone
-  monkey --config monkey.toml -v               defaults from a file (keys are the flags)";
+  monkey --config monkey.toml -v               defaults from a file (keys are the flags)
+  monkey --workers 2 --steps 1000              two browsers at once, one run folder
+  monkey --resume runs/monkey-seed3-1796000000 continue a killed run where it stopped";
 
 fn main() -> Result<()> {
     let cli: Cli = cli::parse();
@@ -70,17 +72,36 @@ fn main() -> Result<()> {
         serde_json::json!({ "monkey": config }),
     );
     let mut recorder = cli.run.recorder("monkey", &meta)?;
-    let mut monkey = Monkey::new(config);
-    let mut progress = WithProgress::new(&mut monkey, explore_config.steps, cli.common.verbose > 0);
-    let summary = explore(
-        target.device.as_mut(),
-        &mut progress,
-        &mut cli.run.throttle()?,
-        &mut recorder,
-        &explore_config,
-    );
-    progress.finish();
-    let summary = summary?;
+    let summary = if cli.run.workers > 1 {
+        // Each worker its own random stream; together they split the budget.
+        let monkey = |i: u32| -> Result<Box<dyn Strategy>> {
+            Ok(Box::new(Monkey::new(MonkeyConfig {
+                seed: cli::worker_seed(config.seed, i),
+                weights: config.weights,
+            })))
+        };
+        cli::explore_workers(
+            &cli.target,
+            &cli.run,
+            target,
+            &mut recorder,
+            &explore_config,
+            &monkey,
+        )?
+    } else {
+        let mut monkey = Monkey::new(config);
+        let mut progress =
+            WithProgress::new(&mut monkey, explore_config.steps, cli.common.verbose > 0);
+        let summary = explore(
+            target.device.as_mut(),
+            &mut progress,
+            &mut cli.run.throttle()?,
+            &mut recorder,
+            &explore_config,
+        );
+        progress.finish();
+        summary?
+    };
     println!("{}", summary_line("monkey", &summary, ""));
     println!("run folder: {}", recorder.dir().display());
     println!("report: {}", write_report(recorder.dir())?.display());

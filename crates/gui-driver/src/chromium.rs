@@ -200,6 +200,7 @@ impl Browser {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        crate::die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(|source| Error::Launch {
             path: path.into(),
             source,

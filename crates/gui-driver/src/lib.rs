@@ -175,3 +175,28 @@ pub(crate) fn window_size_for(action: &Action, base: Size) -> Result<Size> {
     let scaled = |v: u32| ((v as f32 * r).round() as u32).max(1);
     Ok(Size::new(scaled(base.width), scaled(base.height)))
 }
+
+/// Asks the kernel to kill the child of `cmd` when the thread that starts it ends, so that
+/// a browser or X server never outlives a tool killed with `kill -9`. (Linux ties this to
+/// the starting thread, not the process: devices are started and restarted on the thread
+/// that drives them, which lives as long as they do.)
+// The one unsafe block of the workspace: std offers no safe way to set a death signal.
+#[allow(unsafe_code)]
+pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the forked child before exec and only calls prctl,
+        // which is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}

@@ -32,6 +32,9 @@ pub enum Error {
     #[error("the rendering-state judge `{judge}` failed: {message}")]
     Judge { judge: String, message: String },
 
+    #[error("worker {worker} could not start: {message}")]
+    WorkerStart { worker: u32, message: String },
+
     #[error("invalid configuration: {0}")]
     Config(String),
 }

@@ -257,6 +257,12 @@ impl RunRecorder {
         self.prior.take()
     }
 
+    /// What the folder held when [`resume`](Self::resume) reopened it, until the loop takes
+    /// it.
+    pub fn prior(&self) -> Option<&Prior> {
+        self.prior.as_ref()
+    }
+
     /// Whether this recorder continues an earlier run.
     pub fn is_resumed(&self) -> bool {
         self.prior.is_some()

@@ -177,6 +177,7 @@ impl App {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        crate::die_with_parent(&mut cmd);
         if let Some(cwd) = &config.cwd {
             cmd.current_dir(cwd);
         }

@@ -86,6 +86,7 @@ impl Xvfb {
                 Stdio::null()
             })
             .stderr(Stdio::piped());
+        crate::die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(|source| Error::Launch {
             path: path.clone(),
             source,

@@ -76,7 +76,9 @@ impl ChromeDriver {
         let err = log
             .reopen()
             .map_err(|e| Error::io("open chromedriver log file", e))?;
-        let child = Command::new(&path)
+        let mut cmd = Command::new(&path);
+        crate::die_with_parent(&mut cmd);
+        let child = cmd
             .arg(format!("--port={port}"))
             .stdin(Stdio::null())
             .stdout(out)
