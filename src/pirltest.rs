@@ -1,8 +1,10 @@
 //! The PIRLTest agent of gui-rl behind the exploration loop's [`Strategy`] interface.
 
+use std::sync::{Arc, Mutex};
+
 use gui_core::{Action, ActionKind};
 use gui_explore::{Insight, Observation, Strategy};
-use gui_rl::PirlAgent;
+use gui_rl::{PirlAgent, ScreenReader};
 
 /// Runs a [`PirlAgent`] as a [`Strategy`].
 ///
@@ -37,6 +39,11 @@ impl PirlStrategy {
 
     pub fn agent_mut(&mut self) -> &mut PirlAgent {
         &mut self.agent
+    }
+
+    /// The agent, once the run is over.
+    pub fn into_agent(self) -> PirlAgent {
+        self.agent
     }
 
     /// Steps on which the agent failed, with its error.
@@ -89,5 +96,79 @@ impl Strategy for PirlStrategy {
         // The app is back at its start: the next screen is not the outcome of the last
         // action, so that transition is not learnt from.
         self.agent.reset_episode();
+    }
+}
+
+/// One worker of a parallel PIRLTest run: it reads its screens (widgets, embeddings,
+/// layout: the costly part) on its own thread, then decides with the agent that all
+/// workers share, so every worker's transitions feed one page store, memory and
+/// Q-network, which retrains while the workers' devices act.
+#[derive(Debug)]
+pub struct PirlWorker {
+    agent: Arc<Mutex<PirlAgent>>,
+    reader: ScreenReader,
+    worker: usize,
+    errors: Arc<Mutex<Vec<(u64, String)>>>,
+}
+
+impl PirlWorker {
+    /// Worker `worker` of `agent`; the steps on which the agent fails go to `errors`.
+    pub fn new(
+        agent: Arc<Mutex<PirlAgent>>,
+        worker: usize,
+        errors: Arc<Mutex<Vec<(u64, String)>>>,
+    ) -> Self {
+        let reader = lock(&agent).reader();
+        Self {
+            agent,
+            reader,
+            worker,
+            errors,
+        }
+    }
+
+    fn failed(&self, step: u64, e: &gui_rl::Error) -> Action {
+        lock(&self.errors).push((step, e.to_string()));
+        lock(&self.agent).reset_episode_of(self.worker);
+        Action::new(ActionKind::Return)
+    }
+}
+
+/// The lock, also after a worker panicked while holding it: the agent's state is whole
+/// between its calls.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Strategy for PirlWorker {
+    fn name(&self) -> &str {
+        "pirltest"
+    }
+
+    fn choose(&mut self, observation: &Observation<'_>) -> Action {
+        let read = match self.reader.read(observation.screenshot) {
+            Ok(read) => read,
+            Err(e) => return self.failed(observation.step, &e),
+        };
+        let decided = lock(&self.agent).decide_read(
+            self.worker,
+            read,
+            observation.platform,
+            observation.actions,
+        );
+        decided.unwrap_or_else(|e| self.failed(observation.step, &e))
+    }
+
+    fn insight(&self) -> Option<Insight> {
+        let agent = lock(&self.agent);
+        let (page, widgets) = agent.last_seen_of(self.worker)?;
+        Some(Insight {
+            page: Some(page.0 as u64),
+            widgets: widgets.to_vec(),
+        })
+    }
+
+    fn on_restart(&mut self) {
+        lock(&self.agent).reset_episode_of(self.worker);
     }
 }

@@ -2,15 +2,16 @@
 //! the bundled demo). Records every step in the same run folder as `monkey` and writes the
 //! learnt Q-network beside it.
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use gui_explore::explore;
+use gui_explore::{Strategy, explore};
 use gui_rl::{AgentConfig, PirlAgent, QNetwork};
 use gui_testing::cli::{
     self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
 };
-use gui_testing::pirltest::PirlStrategy;
+use gui_testing::pirltest::{PirlStrategy, PirlWorker};
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
 #[global_allocator]
@@ -45,7 +46,7 @@ struct Cli {
     /// Adam step size of the Q-network (0.01 in the paper).
     #[arg(long, default_value_t = AgentConfig::default().learning_rate)]
     learning_rate: f64,
-    /// Retrain the Q-network every this many steps.
+    /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
     /// With -v, log the agent's state every this many steps (0: never).
@@ -57,7 +58,9 @@ const EXAMPLES: &str = "Examples:
   pirltest --steps 300 --seed 1                the bundled demo app; report in the run folder
   pirltest --url http://localhost:8080 --minutes 15 --model-out app.safetensors
   pirltest --app-dir dist --model-in app.safetensors --steps 200   reuse what was learnt
-  pirltest --config pirltest.toml -v           defaults from a file (keys are the flags)";
+  pirltest --config pirltest.toml -v           defaults from a file (keys are the flags)
+  pirltest --workers 2 --steps 600             two browsers feeding one agent
+  pirltest --resume runs/pirltest-seed1-1796000000   go on after a kill, with what was learnt";
 
 fn main() -> Result<()> {
     let cli: Cli = cli::parse();
@@ -66,7 +69,9 @@ fn main() -> Result<()> {
         seed: cli.run.seed,
         temperature: cli.temperature,
         gamma: cli.gamma,
-        train_every: cli.train_every,
+        // The learner retrains once per round of all workers: as often per unit of time
+        // as with one worker, which is what the cores can give it.
+        train_every: cli.train_every * cli.run.workers as usize,
         learning_rate: cli.learning_rate,
         ..AgentConfig::default()
     };
@@ -87,32 +92,62 @@ fn main() -> Result<()> {
         serde_json::json!({ "agent": config, "model_in": cli.model_in }),
     );
     let mut recorder = cli.run.recorder("pirltest", &meta)?;
-    let mut strategy = PirlStrategy::new(agent);
-    if cli.progress > 0 {
-        strategy = strategy.with_progress(cli.progress);
-    }
-    let mut progress =
-        WithProgress::new(&mut strategy, explore_config.steps, cli.common.verbose > 0);
-    let outcome = explore(
-        target.device.as_mut(),
-        &mut progress,
-        &mut cli.run.throttle()?,
-        &mut recorder,
-        &explore_config,
-    );
-    progress.finish();
+    let (outcome, mut agent, errors) = if cli.run.workers > 1 {
+        // One agent for all workers: each reads its screens on its own thread and decides
+        // with the shared page store, memory and Q-network.
+        let shared = Arc::new(Mutex::new(agent));
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let worker = |i: u32| -> Result<Box<dyn Strategy>> {
+            Ok(Box::new(PirlWorker::new(
+                shared.clone(),
+                i as usize,
+                errors.clone(),
+            )))
+        };
+        let outcome = cli::explore_workers(
+            &cli.target,
+            &cli.run,
+            target,
+            &mut recorder,
+            &explore_config,
+            &worker,
+        );
+        let agent = Arc::into_inner(shared)
+            .context("the workers still hold the agent")?
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let errors = errors.lock().map(|e| e.clone()).unwrap_or_default();
+        (outcome, agent, errors)
+    } else {
+        let mut strategy = PirlStrategy::new(agent);
+        if cli.progress > 0 {
+            strategy = strategy.with_progress(cli.progress);
+        }
+        let mut progress =
+            WithProgress::new(&mut strategy, explore_config.steps, cli.common.verbose > 0);
+        let outcome = explore(
+            target.device.as_mut(),
+            &mut progress,
+            &mut cli.run.throttle()?,
+            &mut recorder,
+            &explore_config,
+        )
+        .map_err(anyhow::Error::from);
+        progress.finish();
+        let errors = strategy.errors().to_vec();
+        (outcome, strategy.into_agent(), errors)
+    };
     // What was learnt is saved even when the run itself failed.
     let model_out = cli
         .model_out
         .clone()
         .unwrap_or_else(|| recorder.dir().join("q_network.safetensors"));
-    let agent = strategy.agent_mut();
     agent.save_network(&model_out)?;
     let stats = agent.stats();
     let agent_json = recorder.dir().join("agent.json");
     let report = serde_json::json!({
         "stats": stats,
-        "errors": strategy.errors(),
+        "errors": errors,
         "model": model_out,
     });
     std::fs::write(&agent_json, serde_json::to_vec_pretty(&report)?)
@@ -124,7 +159,7 @@ fn main() -> Result<()> {
         stats.timings.total_ms() / stats.decisions.max(1) as f64
     );
     println!("{}", summary_line("pirltest", &summary, &extra));
-    for (step, e) in strategy.errors().iter().take(5) {
+    for (step, e) in errors.iter().take(5) {
         eprintln!("pirltest: the agent failed at step {step}: {e}");
     }
     println!("run folder: {}", recorder.dir().display());

@@ -23,6 +23,7 @@
 //! - `desktop-compare` monkey and pirltest on X11 programs under Xvfb over seeds: screens reached
 //! - `louvain-bench` gui-llm's Louvain against networkx on a 2000-node history graph: time, modularity
 //! - `fuzz`        every cargo-fuzz target of fuzz/ for 10^6 executions (nightly, cargo-fuzz installed here)
+//! - `scale-bench` browser kills during a run, resume after kill -9, 1 vs 2 workers, memory over 10,000 steps
 
 mod adat_bench;
 mod adat_data;
@@ -36,6 +37,7 @@ mod louvain_bench;
 mod models;
 mod monkeypp_bench;
 mod rl_bench;
+mod scale_bench;
 mod vision;
 mod vision_data;
 
@@ -51,7 +53,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -81,6 +83,7 @@ fn main() -> Result<()> {
         "louvain-bench" => louvain_bench::run(rest),
         "desktop-compare" => desktop_compare::run(rest),
         "fuzz" => fuzz::run(rest),
+        "scale-bench" => scale_bench::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -112,7 +115,7 @@ fn is_root() -> bool {
 
 /// Installs what the runs and tests need: Debian's Chromium and ChromeDriver, and the
 /// PyPI packages the cross-checks compare against.
-fn setup() -> Result<()> {
+pub(crate) fn setup() -> Result<()> {
     python_packages()?;
     models::install()?;
     browser()

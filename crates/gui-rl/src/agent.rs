@@ -5,6 +5,11 @@
 //! The agent sees only pixels: it needs no device, only each screenshot and the platform.
 //! One call, [`PirlAgent::decide`], closes the previous step (the screen it gets is the
 //! outcome of the last action) and chooses the next action.
+//!
+//! Several workers, each with its own device, can share one agent: each reads its screens
+//! with its own [`ScreenReader`] (the costly part, no agent needed) and then calls
+//! [`PirlAgent::decide_read`] with its worker number. The agent keeps each worker's step in
+//! flight apart; pages, memory, network and choices are shared.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,16 +17,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, Widget, WidgetKind};
-use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
-use gui_vision::{EmbedConfig, ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Widget, WidgetKind};
+use gui_layout::{LayoutConfig, LayoutEmbedder};
+use gui_vision::{EmbedConfig, ExtractConfig, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::reader::{ms, vision_error};
 use crate::{
     ActionKey, BoltzmannPolicy, Error, ExplorationMemory, FitReport, MemoryConfig, MemoryEntry,
-    PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, SharedEntry,
+    PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, ScreenRead,
+    ScreenReader, SharedEntry,
 };
 
 /// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
@@ -220,8 +227,8 @@ fn variants(actions: &[Action]) -> Vec<u32> {
 /// The PIRLTest exploration agent.
 pub struct PirlAgent {
     config: AgentConfig,
-    cnn: Arc<WidgetCnn>,
-    vision: Option<(Size, Vision)>,
+    /// Reads the screens of [`decide`](Self::decide).
+    reader: ScreenReader,
     layout_embedder: LayoutEmbedder,
     action_embedding: ActionEmbedding,
     /// Shared so that each step can hold it while the page records change.
@@ -234,11 +241,12 @@ pub struct PirlAgent {
     network: Option<QNetwork>,
     training: Option<std::thread::JoinHandle<(QNetwork, Result<FitReport>, f64)>>,
     rng: ChaCha8Rng,
-    pending: Option<Pending>,
+    /// Each worker's step in flight, by worker number (grown on demand).
+    pending: Vec<Option<Pending>>,
     since_training: usize,
     stats: AgentStats,
-    /// The page and widgets of the screen of the last decision.
-    last_seen: Option<(PageId, Vec<Widget>)>,
+    /// The page and widgets of the screen of each worker's last decision.
+    last_seen: Vec<Option<(PageId, Vec<Widget>)>>,
 }
 
 impl std::fmt::Debug for PirlAgent {
@@ -248,26 +256,6 @@ impl std::fmt::Debug for PirlAgent {
             .field("stats", &self.stats)
             .finish()
     }
-}
-
-/// The page of one screen as the agent sees it: the widgets found by gui-vision, their
-/// embeddings scaled for the widget similarity (see below), and the layout tree of
-/// their Group/Line/Column characterisation with kind labels.
-///
-/// Widget embeddings are scaled to unit length and then by 1/√2: their parts are
-/// non-negative, so two of them are at most √2 apart before the scaling and at most 1
-/// after, the range `sim_w = 1 − d` expects.
-pub fn page_view(seen: ScreenVision, screen: Size, layout: &LayoutConfig) -> Result<PageView> {
-    let tree = characterise(&seen.widgets, screen, layout).tree(TreeLabels::Kinds);
-    let mut embeddings = seen.embeddings;
-    for v in &mut embeddings {
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            let s = std::f32::consts::FRAC_1_SQRT_2 / norm;
-            v.iter_mut().for_each(|x| *x *= s);
-        }
-    }
-    PageView::new(seen.widgets, embeddings, tree)
 }
 
 impl PirlAgent {
@@ -303,9 +291,8 @@ impl PirlAgent {
             store: PageStore::new(config.pages)?,
             memory: ExplorationMemory::new(config.memory)?,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
+            reader: ScreenReader::new(cnn, &config),
             config,
-            cnn,
-            vision: None,
             layout_embedder,
             action_embedding,
             space: None,
@@ -313,10 +300,10 @@ impl PirlAgent {
             pages: Vec::new(),
             network: Some(network),
             training: None,
-            pending: None,
+            pending: Vec::new(),
             since_training: 0,
             stats: AgentStats::default(),
-            last_seen: None,
+            last_seen: Vec::new(),
         })
     }
 
@@ -361,10 +348,25 @@ impl PirlAgent {
         }
     }
 
+    /// A new reader with this agent's widget CNN and settings, for a worker that reads
+    /// its screens on its own thread before [`decide_read`](Self::decide_read).
+    pub fn reader(&self) -> ScreenReader {
+        self.reader.fresh()
+    }
+
     /// The abstract page and the detected widgets of the screen of the last
-    /// [`decide`](Self::decide) (none before the first).
+    /// [`decide`](Self::decide) (none before the first): worker 0's.
     pub fn last_seen(&self) -> Option<(PageId, &[Widget])> {
-        self.last_seen.as_ref().map(|(p, w)| (*p, &w[..]))
+        self.last_seen_of(0)
+    }
+
+    /// The abstract page and the detected widgets of the screen of `worker`'s last
+    /// decision (none before its first).
+    pub fn last_seen_of(&self, worker: usize) -> Option<(PageId, &[Widget])> {
+        self.last_seen
+            .get(worker)?
+            .as_ref()
+            .map(|(p, w)| (*p, &w[..]))
     }
 
     /// Saves the Q-network so that a later run can start from it.
@@ -373,22 +375,54 @@ impl PirlAgent {
     }
 
     /// The app was restarted: the next screen starts afresh rather than being the outcome
-    /// of the last action.
+    /// of the last action. Worker 0's app; see [`reset_episode_of`](Self::reset_episode_of).
     pub fn reset_episode(&mut self) {
-        self.pending = None;
+        self.reset_episode_of(0);
+    }
+
+    /// `worker`'s app was restarted: its next screen starts afresh.
+    pub fn reset_episode_of(&mut self, worker: usize) {
+        if let Some(p) = self.pending.get_mut(worker) {
+            *p = None;
+        }
     }
 
     /// Closes the previous step with `screen` as its outcome (page counters, reward,
     /// memory, retraining) and chooses the next action among those the platform and the
-    /// device support.
+    /// device support. The same as reading `screen` with a [`ScreenReader`] and calling
+    /// [`decide_read`](Self::decide_read) as worker 0.
     pub fn decide(
         &mut self,
         screen: &Screenshot,
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<Action> {
-        let (page, candidates) = self.observe(screen, platform, supported)?;
-        let train = match self.pending.take() {
+        let read = match self.reader.read(screen) {
+            Ok(read) => read,
+            Err(e) => {
+                *slot(&mut self.last_seen, 0) = None;
+                return Err(e);
+            }
+        };
+        self.decide_read(0, read, platform, supported)
+    }
+
+    /// [`decide`](Self::decide) on a screen read before, for `worker`: closes that
+    /// worker's previous step with `read` as its outcome and chooses its next action.
+    /// Workers are numbered from 0; each has its own step in flight, while pages, memory,
+    /// network and the random choices are shared. The read's times join
+    /// [`AgentTimings`].
+    pub fn decide_read(
+        &mut self,
+        worker: usize,
+        read: ScreenRead,
+        platform: Platform,
+        supported: &[ActionKind],
+    ) -> Result<Action> {
+        self.stats.timings.vision_ms += read.vision_ms;
+        self.stats.timings.layout_ms += read.layout_ms;
+        let (page, candidates) = self.observe(worker, read.view, platform, supported)?;
+        let train = match slot(&mut self.pending, worker).take() {
             Some(prev) => self.close_step(prev, page, &candidates)?,
             None => {
                 self.store.record_visit(page)?;
@@ -412,7 +446,7 @@ impl PirlAgent {
             let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             let i = self.policy.choose(&q, &kinds, &mut self.rng)?;
-            self.pending = Some(Pending {
+            *slot(&mut self.pending, worker) = Some(Pending {
                 page,
                 key: candidates.keys[i],
                 embedding: candidates.embeddings[i].clone(),
@@ -472,24 +506,15 @@ impl PirlAgent {
         Ok(())
     }
 
-    /// The page of `screen` (created when new) and the candidate actions on it now.
+    /// The page of `view` (created when new) and the candidate actions on it now.
     fn observe(
         &mut self,
-        screen: &Screenshot,
+        worker: usize,
+        view: PageView,
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<(PageId, Candidates)> {
-        self.last_seen = None;
-        let size = Size::new(screen.width(), screen.height());
-        let t = Instant::now();
-        let vision = self.vision_for(size)?;
-        let seen = vision.analyse(screen).map_err(vision_error)?;
-        self.stats.timings.vision_ms += ms(t);
-
-        let t = Instant::now();
-        let view = page_view(seen, size, &self.config.layout)?;
-        self.stats.timings.layout_ms += ms(t);
-
+        *slot(&mut self.last_seen, worker) = None;
         let t = Instant::now();
         let known = self.store.len();
         let page = self.store.lookup_or_insert(view.clone())?;
@@ -502,28 +527,9 @@ impl PirlAgent {
         }
         let candidates = self.candidates(page, &view, &space)?;
         self.store.set_executable(page, candidates.actions.len())?;
-        self.last_seen = Some((page, view.widgets().to_vec()));
+        *slot(&mut self.last_seen, worker) = Some((page, view.widgets().to_vec()));
         self.stats.timings.layout_ms += ms(t);
         Ok((page, candidates))
-    }
-
-    fn vision_for(&mut self, size: Size) -> Result<&Vision> {
-        if self.vision.as_ref().is_none_or(|(s, _)| *s != size) {
-            let extract = self.config.extract.clone().unwrap_or_else(|| {
-                if size.width < 600 {
-                    ExtractConfig::mobile()
-                } else {
-                    ExtractConfig::web()
-                }
-            });
-            let config = VisionConfig {
-                extract,
-                embed: self.config.embed,
-            };
-            let vision = Vision::new(config, self.cnn.clone()).map_err(vision_error)?;
-            self.vision = Some((size, vision));
-        }
-        Ok(&self.vision.as_ref().expect("set above").1)
     }
 
     /// State vector (mean widget embedding ‖ layout embedding, Section 3.1.3) and the page
@@ -688,13 +694,161 @@ impl PirlAgent {
     }
 }
 
-fn vision_error(e: gui_vision::Error) -> Error {
-    Error::Input {
-        what: "screenshot",
-        message: e.to_string(),
+/// `worker`'s entry of a per-worker list, grown with `None`s to reach it.
+fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
+    if list.len() <= worker {
+        list.resize_with(worker + 1, || None);
     }
+    &mut list[worker]
 }
 
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
+#[cfg(test)]
+mod tests {
+    use image::{Rgb, RgbImage};
+
+    use super::*;
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn agent_and_reader_can_move_between_threads() {
+        assert_send::<PirlAgent>();
+        assert_send::<ScreenReader>();
+        assert_send::<ScreenRead>();
+    }
+
+    /// A small light screen with dark-bordered boxes at `boxes` (x, y, w, h).
+    fn screen(boxes: &[(u32, u32, u32, u32)]) -> Screenshot {
+        let mut img = RgbImage::from_pixel(240, 320, Rgb([245, 245, 245]));
+        for &(x, y, w, h) in boxes {
+            for py in y..y + h {
+                for px in x..x + w {
+                    let edge = px < x + 2 || py < y + 2 || px >= x + w - 2 || py >= y + h - 2;
+                    let c = if edge { [40, 40, 40] } else { [200, 220, 250] };
+                    img.put_pixel(px, py, Rgb(c));
+                }
+            }
+        }
+        Screenshot::new(img, 1.0, 0).unwrap()
+    }
+
+    /// Three screens with different boxes, so three pages.
+    fn screens() -> Vec<Screenshot> {
+        vec![
+            screen(&[(20, 20, 200, 40), (20, 100, 90, 40)]),
+            screen(&[(30, 200, 60, 60), (130, 200, 60, 60), (30, 280, 180, 30)]),
+            screen(&[(20, 20, 80, 30), (140, 20, 80, 30), (20, 260, 200, 40)]),
+        ]
+    }
+
+    fn agent() -> PirlAgent {
+        PirlAgent::new(AgentConfig {
+            seed: 5,
+            ..AgentConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn decide_reads_and_decides_like_a_reader_and_decide_read() {
+        let shots = screens();
+        let order = [0, 1, 1, 2, 0, 2, 1, 0];
+        let mut a = agent();
+        let mut b = agent();
+        let mut reader = b.reader();
+        for &i in &order {
+            let x = a
+                .decide(&shots[i], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            let read = reader.read(&shots[i]).unwrap();
+            let y = b
+                .decide_read(0, read, Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            assert_eq!(x, y);
+            assert_eq!(a.last_seen(), b.last_seen());
+            assert_eq!(b.last_seen(), b.last_seen_of(0));
+            assert!(
+                !b.last_seen().unwrap().1.is_empty(),
+                "no widgets on screen {i}"
+            );
+        }
+        let (sa, sb) = (a.stats(), b.stats());
+        assert_eq!(
+            (sa.pages, sa.memory, sa.decisions),
+            (sb.pages, sb.memory, sb.decisions)
+        );
+        assert_eq!(sa.memory, order.len() - 1);
+        assert!(b.last_seen_of(1).is_none());
+    }
+
+    #[test]
+    fn each_worker_closes_its_own_step() {
+        let shots = screens();
+        let mut a = agent();
+        let mut readers = [a.reader(), a.reader()];
+        let mut step = |a: &mut PirlAgent, worker: usize, shot: usize| {
+            let read = readers[worker].read(&shots[shot]).unwrap();
+            a.decide_read(worker, read, Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            a.last_seen_of(worker).unwrap().0
+        };
+        // Worker 0 on screen 0, worker 1 on screen 2: first steps, nothing to close.
+        let p0 = step(&mut a, 0, 0);
+        let p2 = step(&mut a, 1, 2);
+        assert_eq!(a.stats().memory, 0);
+        assert_ne!(p0, p2);
+        // Worker 0 reaches screen 1: its step from screen 0, not worker 1's from screen 2.
+        let p1 = step(&mut a, 0, 1);
+        assert_eq!(a.stats().memory, 1);
+        let last = a.memory.iter().last().unwrap();
+        assert_eq!(last.state, a.pages[p0.0].state);
+        assert_eq!(last.next_state, a.pages[p1.0].state);
+        // Worker 1 reaches screen 1 too: its step from screen 2.
+        step(&mut a, 1, 1);
+        assert_eq!(a.stats().memory, 2);
+        let last = a.memory.iter().last().unwrap();
+        assert_eq!(last.state, a.pages[p2.0].state);
+        assert_eq!(a.last_seen_of(0).unwrap().0, p1);
+        assert_eq!(a.last_seen_of(1).unwrap().0, p1);
+        // One more each: one entry per decision.
+        step(&mut a, 0, 2);
+        step(&mut a, 1, 0);
+        assert_eq!(a.stats().memory, 4);
+        // A restart of worker 1 leaves worker 0's step in flight.
+        a.reset_episode_of(1);
+        step(&mut a, 1, 0);
+        assert_eq!(a.stats().memory, 4);
+        step(&mut a, 0, 0);
+        assert_eq!(a.stats().memory, 5);
+        assert_eq!(a.stats().decisions, 8);
+        assert_eq!(a.stats().pages, 3);
+    }
+
+    #[test]
+    fn workers_on_threads_share_one_agent() {
+        use std::sync::Mutex;
+        let agent = Arc::new(Mutex::new(agent()));
+        let workers: Vec<_> = (0..2)
+            .map(|worker| {
+                let agent = agent.clone();
+                let mut reader = agent.lock().unwrap().reader();
+                std::thread::spawn(move || {
+                    let shots = screens();
+                    for i in 0..3 {
+                        // The reading runs outside the lock.
+                        let read = reader.read(&shots[(worker + i) % 3]).unwrap();
+                        let mut a = agent.lock().unwrap();
+                        a.decide_read(worker, read, Platform::Web, &ActionKind::ALL)
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        let stats = agent.lock().unwrap().stats();
+        assert_eq!(stats.decisions, 6);
+        assert_eq!(stats.memory, 4);
+    }
 }

@@ -30,9 +30,10 @@ mod memory;
 mod pages;
 mod policy;
 mod qnet;
+mod reader;
 mod reward;
 
-pub use agent::{AgentConfig, AgentStats, AgentTimings, PirlAgent, page_view};
+pub use agent::{AgentConfig, AgentStats, AgentTimings, PirlAgent};
 pub use error::{Error, Result};
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{
@@ -41,4 +42,5 @@ pub use pages::{
 };
 pub use policy::BoltzmannPolicy;
 pub use qnet::{FitReport, QBatch, QNetwork, QNetworkConfig};
+pub use reader::{ScreenRead, ScreenReader, page_view};
 pub use reward::{curiosity_reward, q_target};
