@@ -3,8 +3,10 @@
 //!
 //! - `faults`: `monkey` on the bundled demo app in Chromium for `--steps` (500) steps while
 //!   this task kills the browser `--kills` (10) times with SIGKILL, at seeded steps and at
-//!   a seeded moment inside the step. The run must finish with every step recorded: a
-//!   line per step, numbered without gaps, each with a screenshot that decodes.
+//!   a seeded moment inside the step, and hangs it `--hangs` (2) times with SIGSTOP (a
+//!   browser that stops answering: the DevTools call times out after 10 s). The run must
+//!   finish with every step recorded: a line per step, numbered without gaps, each with a
+//!   screenshot that decodes.
 //! - `resume`: `pirltest` on the simulator for 300 steps, killed with SIGKILL (the tool
 //!   itself) at step 120 and continued with `--resume`. The run must end at 300 steps
 //!   numbered without gaps, the agent must have replayed every recorded step without a
@@ -16,6 +18,7 @@
 //!   local chromedriver (`--webdriver`), to show how a grid splits the budget.
 //!
 //! Options: `--part NAME` (all), `--seed S` (1), `--steps N` (500), `--kills N` (10),
+//! `--hangs N` (2),
 //! `--long-steps N` (10000), `--out DIR` (target/scale-bench). Writes `report.md` there.
 
 use std::fmt::Write as _;
@@ -29,7 +32,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const USAGE: &str = "usage: cargo xtask scale-bench [--part all|faults|resume|memory|workers] \
-     [--seed S] [--steps N] [--kills N] [--long-steps N] [--out DIR]";
+     [--seed S] [--steps N] [--kills N] [--hangs N] [--long-steps N] [--out DIR]";
 
 #[derive(Debug)]
 struct Options {
@@ -37,6 +40,7 @@ struct Options {
     seed: u64,
     steps: u64,
     kills: usize,
+    hangs: usize,
     long_steps: u64,
     out: PathBuf,
 }
@@ -47,6 +51,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         seed: 1,
         steps: 500,
         kills: 10,
+        hangs: 2,
         long_steps: 10_000,
         out: crate::root().join("target/scale-bench"),
     };
@@ -64,6 +69,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             "--seed" => o.seed = number(value)?,
             "--steps" => o.steps = number(value)?,
             "--kills" => o.kills = number(value)? as usize,
+            "--hangs" => o.hangs = number(value)? as usize,
             "--long-steps" => o.long_steps = number(value)?,
             "--out" => o.out = PathBuf::from(value),
             other => bail!("unknown option `{other}`\n{USAGE}"),
@@ -72,8 +78,13 @@ fn parse(rest: &[String]) -> Result<Options> {
     if !["all", "faults", "resume", "memory", "workers"].contains(&o.part.as_str()) {
         bail!("unknown part `{}`\n{USAGE}", o.part);
     }
-    if o.steps < 2 * (o.kills as u64 + 20) {
-        bail!("--steps {} leaves no room for {} kills", o.steps, o.kills);
+    if o.steps < 10 * (o.kills + o.hangs) as u64 + 40 {
+        bail!(
+            "--steps {} leaves no room for {} kills and {} hangs",
+            o.steps,
+            o.kills,
+            o.hangs
+        );
     }
     Ok(o)
 }
@@ -210,17 +221,19 @@ fn faults(o: &Options, bin: &Path) -> Result<String> {
     let mut rng = ChaCha8Rng::seed_from_u64(o.seed);
     // Kill steps spread over the run, at least 10 steps apart, none in the first or last 10.
     let mut at: Vec<u64> = Vec::new();
-    while at.len() < o.kills {
+    while at.len() < o.kills + o.hangs {
         let s = rng.random_range(10..o.steps - 10);
         if at.iter().all(|a| a.abs_diff(s) >= 10) {
             at.push(s);
         }
     }
+    // Which of them hang the browser instead of killing it.
+    let hang_at: Vec<u64> = at[o.kills..].to_vec();
     at.sort_unstable();
     let steps = o.steps.to_string();
     let seed = o.seed.to_string();
     println!(
-        "faults: monkey, {} steps on the demo app, browser killed at steps {at:?}",
+        "faults: monkey, {} steps on the demo app, browser killed at steps {at:?} (hung at {hang_at:?})",
         o.steps
     );
     let t = Instant::now();
@@ -246,10 +259,18 @@ fn faults(o: &Options, bin: &Path) -> Result<String> {
             !browsers.is_empty(),
             "no browser under monkey (pid {tool}) at step {step}"
         );
+        let hang = hang_at.contains(&step);
         for pid in &browsers {
-            kill9(*pid)?;
+            if hang {
+                let status = Command::new("kill")
+                    .args(["-STOP", &pid.to_string()])
+                    .status()?;
+                ensure!(status.success(), "kill -STOP {pid} failed");
+            } else {
+                kill9(*pid)?;
+            }
         }
-        kills.push((step, steps_written(&dir)));
+        kills.push((step, hang));
     }
     finish(child, "monkey")?;
     let took = t.elapsed().as_secs_f64();
@@ -268,27 +289,35 @@ fn faults(o: &Options, bin: &Path) -> Result<String> {
         .count();
     ensure!(s.steps == o.steps, "the run stopped at {} steps", s.steps);
     ensure!(
-        restarted >= o.kills,
-        "{restarted} restarts for {} kills",
-        o.kills
+        restarted >= o.kills + o.hangs,
+        "{restarted} restarts for {} kills and {} hangs",
+        o.kills,
+        o.hangs
     );
     let mut md = String::new();
     writeln!(md, "## Browser kills during a run\n")?;
     writeln!(
         md,
         "`monkey --steps {} --seed {} --throttle 200` on the demo app in Chromium; the browser \
-         process killed with SIGKILL at steps {:?} (plus 0-300 ms).\n",
-        o.steps, o.seed, at
+         process killed with SIGKILL at steps {:?} and stopped with SIGSTOP at steps {:?} \
+         (each plus 0-300 ms).\n",
+        o.steps,
+        o.seed,
+        at.iter()
+            .filter(|a| !hang_at.contains(a))
+            .collect::<Vec<_>>(),
+        hang_at
     )?;
     writeln!(
         md,
-        "| kills | steps recorded | screenshots that decode | steps lost with the browser | device_lost events | restarts | wall time |"
+        "| kills | hangs | steps recorded | screenshots that decode | steps lost with the browser | device_lost events | restarts | wall time |"
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|")?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|")?;
     writeln!(
         md,
-        "| {} | {} of {} | {} | {lost_steps} | {lost} | {restarted} | {took:.0} s |\n",
-        kills.len(),
+        "| {} | {} | {} of {} | {} | {lost_steps} | {lost} | {restarted} | {took:.0} s |\n",
+        kills.iter().filter(|k| !k.1).count(),
+        kills.iter().filter(|k| k.1).count(),
         s.steps,
         o.steps,
         s.steps

@@ -192,9 +192,9 @@ pub trait Worker {
 ///
 /// Steps are numbered across workers in the order they are recorded; each line of
 /// `steps.jsonl` names its worker. A signal is new the first time any worker sees it.
-/// Coverage is merged by function name ([`Device::covered_functions`]): a step's
-/// coverage counts the functions any worker has covered so far (the byte counts are the
-/// largest of one worker). A worker whose device cannot be brought back stops the
+/// Each step records the functions it covered first ([`Device::covered_functions`]), and
+/// with several workers (or in a resumed run) a step's coverage counts the functions any
+/// worker has covered so far (the byte counts are the largest of one worker). A worker whose device cannot be brought back stops the
 /// others after their current step, and the run fails with its error.
 ///
 /// **Resuming**: when `recorder` was reopened by [`RunRecorder::resume`], the counters
@@ -586,11 +586,8 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
             Err(e) => return Err(e),
         };
         outcome.timings.choose_ms = choose_ms;
-        let functions = if shared.merge {
-            device.covered_functions().ok().flatten()
-        } else {
-            None
-        };
+        // Recorded in every run, so that a run resumed later can merge its coverage.
+        let functions = device.covered_functions().ok().flatten();
         // Encoding is the slow part of saving: done before taking the lock.
         let png = encode(&shared.dir.join("screenshots"), &outcome.after)?;
 

@@ -167,8 +167,21 @@ fn a_killed_run_resumes_with_its_counters_and_the_strategy_where_it_was() {
     assert!(evs.iter().any(|e| e.event == "resumed"), "{evs:?}");
     assert!(!evs.iter().any(|e| e.event == "replay_diverged"), "{evs:?}");
     assert!(dir.join("screenshots/start-000020-w0.png").is_file());
-    // Elapsed time continues too.
+    // Elapsed time and coverage continue too: the fresh device's coverage joins what was
+    // covered before the kill.
     assert!(resumed[20].elapsed_ms >= resumed[19].elapsed_ms);
+    let covered = |i: usize| resumed[i].coverage.unwrap().functions_covered;
+    assert!(
+        covered(20) >= covered(19),
+        "{} < {}",
+        covered(20),
+        covered(19)
+    );
+    let union: HashSet<&String> = resumed.iter().flat_map(|s| &s.new_functions).collect();
+    assert_eq!(
+        summary.coverage.unwrap().functions_covered,
+        union.len() as u64
+    );
 }
 
 #[test]
