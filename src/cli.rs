@@ -655,6 +655,17 @@ impl RunArgs {
         meta
     }
 
+    /// Refuses `--workers` and `--resume` for a tool that cannot honour them, saying why.
+    pub fn single_run_only(&self, tool: &str, why: &str) -> Result<()> {
+        if self.workers > 1 {
+            bail!("{tool} runs one device: --workers is not supported ({why})");
+        }
+        if self.resume.is_some() {
+            bail!("{tool} cannot continue a run: --resume is not supported ({why})");
+        }
+        Ok(())
+    }
+
     /// Creates the run folder, or reopens the one of `--resume` (which must hold a run of
     /// the same strategy).
     pub fn recorder(&self, strategy: &str, meta: &serde_json::Value) -> Result<RunRecorder> {

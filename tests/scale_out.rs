@@ -208,3 +208,24 @@ fn two_monkey_workers_drive_two_browsers_into_one_run() {
     assert!(covered.functions_covered > 0);
     assert!(run.join("screenshots/start-000000-w1.png").is_file());
 }
+
+#[test]
+fn tools_that_cannot_scale_out_say_so() {
+    let out = Command::new(env!("CARGO_BIN_EXE_visiondroid"))
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--workers is not supported"), "{err}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_replay"))
+        .arg(tmp.path())
+        .args(["--resume", tmp.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--resume"), "{err}");
+}

@@ -61,6 +61,10 @@ fn main() {
 fn replay() -> Result<bool> {
     let cli: Cli = cli::parse();
     cli.common.init_logging();
+    cli.run.single_run_only(
+        "replay",
+        "a replay is short; run it again from the recorded run instead",
+    )?;
     let original = RunFolder::load(&cli.run_dir)?;
     let chosen = chosen_steps(&cli, &original)?;
     let until = chosen.last().map_or(0, |s| s.0);

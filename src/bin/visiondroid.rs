@@ -68,6 +68,10 @@ fn main() -> Result<()> {
         Some(path) => ExampleSet::load(path)?,
         None => ExampleSet::bundled(),
     };
+    cli.run.single_run_only(
+        "visiondroid",
+        "continuing would ask the model again about every recorded step",
+    )?;
     let client = OpenAiClient::new(llm_config(&cli)?)?;
     let llm = gui_llm::LlmClient::describe(&client);
     let mut target = cli.target.start()?;

@@ -1,7 +1,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gui_core::{
@@ -11,7 +11,7 @@ use gui_core::{
 use gui_driver::Device;
 use serde::{Deserialize, Serialize};
 
-use crate::record::{Prior, encode, start_screenshot, step_screenshot};
+use crate::record::{Prior, encode, start_screenshot, step_screenshot, write_file};
 use crate::{Error, Result, RunRecorder, SignalRecord, StepRecord, StepTimings, Throttle};
 
 /// What a strategy sees before choosing: the screen and what the device can do.
@@ -229,6 +229,9 @@ where
                 std::thread::Builder::new()
                     .name(format!("worker-{i}"))
                     .spawn_scoped(scope, move || {
+                        // A worker that panics stops the others, which would otherwise
+                        // wait for its step's line.
+                        let _guard = StopOnPanic(&shared.stop);
                         let mut worker = match build(i) {
                             Ok(w) => w,
                             Err(e) => {
@@ -275,6 +278,17 @@ where
     shared.finish_with(outcome, &done)
 }
 
+/// Sets the flag when dropped during a panic.
+struct StopOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
 /// What the summary needs of a worker once its thread is done.
 struct Done {
     strategy: String,
@@ -307,12 +321,18 @@ struct Shared<'r> {
     merge: bool,
     /// What each worker replays first when the run is resumed.
     prior: Option<Prior>,
+    /// Whether files are synced (the recorder's `durable`).
+    durable: bool,
     state: Mutex<State<'r>>,
+    /// Signalled when a step's line is written: the next step's worker may write its own.
+    turn: Condvar,
 }
 
 struct State<'r> {
     recorder: &'r mut RunRecorder,
+    /// Steps numbered so far, and steps whose line is written (all up to this one).
     step: u64,
+    committed: u64,
     seen: HashMap<String, u64>,
     restarts: u32,
     failed_actions: u64,
@@ -337,6 +357,7 @@ impl<'r> Shared<'r> {
         }
         let mut state = State {
             step: 0,
+            committed: 0,
             seen: HashMap::new(),
             restarts: 0,
             failed_actions: 0,
@@ -388,6 +409,7 @@ impl<'r> Shared<'r> {
                 .map(|e| e.after_step)
                 .collect();
             state.resumed_at.push(state.step);
+            state.committed = state.step;
             let last = state.step;
             state.recorder.append_event(
                 last,
@@ -411,7 +433,9 @@ impl<'r> Shared<'r> {
             stop: AtomicBool::new(false),
             merge: workers > 1 || prior.is_some(),
             prior,
+            durable: state.recorder.durable,
             state: Mutex::new(state),
+            turn: Condvar::new(),
         })
     }
 
@@ -588,85 +612,54 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         outcome.timings.choose_ms = choose_ms;
         // Recorded in every run, so that a run resumed later can merge its coverage.
         let functions = device.covered_functions().ok().flatten();
-        // Encoding is the slow part of saving: done before taking the lock.
+        // Encoding is the slow part of saving: done before taking any lock.
         let png = encode(&shared.dir.join("screenshots"), &outcome.after)?;
 
-        let mut st = shared.lock();
-        st.step += 1;
-        let step = st.step;
-        st.steps_by_worker[worker as usize] += 1;
-        st.failed_actions += u64::from(outcome.error.is_some());
-        if !lost {
-            st.round_trips.push(outcome.timings.round_trip_ms);
-        }
-        let shot_rel = step_screenshot(step);
-        st.recorder.save_png(&shot_rel, &png)?;
-        let mut new_signals = Vec::new();
-        for sig in &outcome.signals {
-            let count = st.seen.entry(sig.key.clone()).or_insert(0);
-            *count += 1;
-            if *count == 1 {
-                new_signals.push(sig.clone());
-            }
-        }
-        for sig in &new_signals {
-            st.recorder.append_signal(sig, step, &shot_rel)?;
-        }
-        let mut new_functions = Vec::new();
-        if let Some(names) = functions {
-            for name in names {
-                if !st.covered.contains(&name) {
-                    st.covered.insert(name.clone());
-                    new_functions.push(name);
-                }
-            }
-        }
-        let coverage = match outcome.coverage {
-            Some(mut c) if shared.merge => {
-                // The union of every worker's (and every earlier segment's) functions;
-                // bytes cannot be merged from counts, so they are the best single one.
-                let best = st.coverage.unwrap_or_default();
-                c.functions_covered = (st.covered.len() as u64).max(c.functions_covered);
-                c.functions_total = c.functions_total.max(best.functions_total);
-                c.bytes_covered = c.bytes_covered.max(best.bytes_covered);
-                c.bytes_total = c.bytes_total.max(best.bytes_total);
-                c.scripts = c.scripts.max(best.scripts);
-                Some(c)
-            }
-            other => other,
+        // The step takes its number, writes its screenshot outside the lock (other workers
+        // record meanwhile), then waits for the lines of the steps before it, so that file
+        // order stays step order.
+        let step = {
+            let mut st = shared.lock();
+            st.step += 1;
+            st.step
         };
-        if coverage.is_some() {
-            st.coverage = coverage;
+        let shot_rel = step_screenshot(step);
+        let written = write_file(&shared.dir.join(&shot_rel), &png, shared.durable);
+        let mut st = shared.lock();
+        while st.committed + 1 != step {
+            if shared.stop.load(Ordering::SeqCst) {
+                // The worker of an earlier step died without writing its line.
+                return Err(Error::Config(format!(
+                    "worker {worker}: step {step} cannot be recorded after a failed worker"
+                )));
+            }
+            st = shared
+                .turn
+                .wait_timeout(st, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
-        tracing::debug!(
-            step,
-            worker,
-            round_trip_ms = outcome.timings.round_trip_ms,
-            throttle_ms = outcome.timings.throttle_ms,
-            error = outcome.error.as_deref(),
-            "{action}"
-        );
-        for sig in &new_signals {
-            tracing::info!(step, "new signal: {}", sig.key);
-        }
-        let signal_keys = outcome.signals.iter().map(|s| s.key.clone()).collect();
-        st.recorder.append_step(&StepRecord {
-            step,
-            action: action.clone(),
-            screenshot: shot_rel,
-            viewport: device.viewport(),
-            coverage,
-            new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
-            signals_observed: outcome.signals.len() as u32,
-            error: outcome.error,
-            timings: outcome.timings,
-            elapsed_ms: shared.started.elapsed().as_millis() as u64,
-            seen: insight,
-            worker: shared.worker_id(worker),
-            signal_keys,
-            new_functions,
-        })?;
+        let recorded = written.and_then(|()| {
+            commit(
+                &mut st,
+                shared,
+                Finished {
+                    worker,
+                    step,
+                    screenshot: shot_rel,
+                    outcome: &outcome,
+                    lost,
+                    action: &action,
+                    insight,
+                    functions,
+                    viewport: device.viewport(),
+                },
+            )
+        });
+        st.committed = step;
         drop(st);
+        shared.turn.notify_all();
+        let (new_signals, coverage) = recorded?;
         let transition = Transition {
             step,
             before,
@@ -679,6 +672,107 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         before = transition.after;
     }
     Ok(())
+}
+
+/// A step whose screenshot is written, waiting for [`commit`].
+struct Finished<'a> {
+    worker: u32,
+    step: u64,
+    screenshot: String,
+    outcome: &'a StepOutcome,
+    lost: bool,
+    action: &'a Action,
+    insight: Option<Insight>,
+    functions: Option<Vec<String>>,
+    viewport: Size,
+}
+
+/// Records a finished step in its turn: counters, signals first seen, merged coverage and
+/// its line. Returns the new signals and the coverage recorded.
+fn commit(
+    st: &mut State<'_>,
+    shared: &Shared<'_>,
+    f: Finished<'_>,
+) -> Result<(Vec<Signal>, Option<CoverageSnapshot>)> {
+    let Finished {
+        worker,
+        step,
+        screenshot,
+        outcome,
+        lost,
+        action,
+        insight,
+        functions,
+        viewport,
+    } = f;
+    st.steps_by_worker[worker as usize] += 1;
+    st.failed_actions += u64::from(outcome.error.is_some());
+    if !lost {
+        st.round_trips.push(outcome.timings.round_trip_ms);
+    }
+    let mut new_signals = Vec::new();
+    for sig in &outcome.signals {
+        let count = st.seen.entry(sig.key.clone()).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            new_signals.push(sig.clone());
+        }
+    }
+    for sig in &new_signals {
+        st.recorder.append_signal(sig, step, &screenshot)?;
+    }
+    let mut new_functions = Vec::new();
+    for name in functions.into_iter().flatten() {
+        if !st.covered.contains(&name) {
+            st.covered.insert(name.clone());
+            new_functions.push(name);
+        }
+    }
+    let coverage = match outcome.coverage {
+        Some(mut c) if shared.merge => {
+            // The union of every worker's (and every earlier segment's) functions;
+            // bytes cannot be merged from counts, so they are the best single one.
+            let best = st.coverage.unwrap_or_default();
+            c.functions_covered = (st.covered.len() as u64).max(c.functions_covered);
+            c.functions_total = c.functions_total.max(best.functions_total);
+            c.bytes_covered = c.bytes_covered.max(best.bytes_covered);
+            c.bytes_total = c.bytes_total.max(best.bytes_total);
+            c.scripts = c.scripts.max(best.scripts);
+            Some(c)
+        }
+        other => other,
+    };
+    if coverage.is_some() {
+        st.coverage = coverage;
+    }
+    tracing::debug!(
+        step,
+        worker,
+        round_trip_ms = outcome.timings.round_trip_ms,
+        throttle_ms = outcome.timings.throttle_ms,
+        error = outcome.error.as_deref(),
+        "{action}"
+    );
+    for sig in &new_signals {
+        tracing::info!(step, "new signal: {}", sig.key);
+    }
+    st.recorder.append_step(&StepRecord {
+        step,
+        action: action.clone(),
+        screenshot,
+        viewport,
+        coverage,
+        new_signals: new_signals.iter().map(|s| s.key.clone()).collect(),
+        signals_observed: outcome.signals.len() as u32,
+        error: outcome.error.clone(),
+        timings: outcome.timings,
+        elapsed_ms: shared.started.elapsed().as_millis() as u64,
+        seen: insight,
+        worker: shared.worker_id(worker),
+        signal_keys: outcome.signals.iter().map(|s| s.key.clone()).collect(),
+        new_functions,
+    })?;
+    Ok((new_signals, coverage))
 }
 
 /// Feeds a worker's strategy the steps it recorded before the run was resumed: each

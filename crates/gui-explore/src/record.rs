@@ -282,13 +282,7 @@ impl RunRecorder {
 
     /// Writes an encoded screenshot at `rel`, a path inside the run folder.
     pub fn save_png(&mut self, rel: &str, png: &[u8]) -> Result<()> {
-        let path = self.dir.join(rel);
-        let mut f = File::create(&path).map_err(|e| Error::io(&path, e))?;
-        f.write_all(png).map_err(|e| Error::io(&path, e))?;
-        if self.durable {
-            f.sync_data().map_err(|e| Error::io(&path, e))?;
-        }
-        Ok(())
+        write_file(&self.dir.join(rel), png, self.durable)
     }
 
     pub fn append_step(&mut self, record: &StepRecord) -> Result<()> {
@@ -357,6 +351,16 @@ pub(crate) fn start_screenshot(after_step: u64, worker: u32) -> String {
     } else {
         format!("screenshots/start-{after_step:06}-w{worker}.png")
     }
+}
+
+/// Writes `bytes` to `path`, synced when `durable`.
+pub(crate) fn write_file(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
+    let mut f = File::create(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    if durable {
+        f.sync_data().map_err(|e| Error::io(path, e))?;
+    }
+    Ok(())
 }
 
 /// PNG bytes of a screenshot that is to be written at `path`.
