@@ -1,11 +1,13 @@
 //! Run folders' JSON-lines files: a folder with a valid `run.json` and arbitrary bytes as
-//! `steps.jsonl` (or `signals.jsonl`, chosen by the first byte) loads or gives an error,
-//! never a panic. One temporary folder serves every input.
+//! `steps.jsonl`, `signals.jsonl` or `events.jsonl` (chosen by the first byte) loads for
+//! a report and reopens for `--resume`, or gives an error, never a panic. One temporary
+//! folder serves every input.
 #![no_main]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use gui_explore::RunRecorder;
 use gui_report::RunFolder;
 use libfuzzer_sys::fuzz_target;
 
@@ -27,14 +29,17 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let dir = run_dir();
-    let (target, other) = if selector & 1 == 0 {
-        ("steps.jsonl", "signals.jsonl")
-    } else {
-        ("signals.jsonl", "steps.jsonl")
-    };
-    std::fs::write(dir.join(target), lines).expect("write the lines");
-    std::fs::write(dir.join(other), b"").expect("empty the other file");
+    let files = ["steps.jsonl", "signals.jsonl", "events.jsonl"];
+    let target = files[usize::from(selector) % files.len()];
+    for f in files {
+        let bytes = if f == target { lines } else { &[][..] };
+        std::fs::write(dir.join(f), bytes).expect("write the lines");
+    }
     if let Ok(run) = RunFolder::load(dir) {
         assert!(run.steps.len() + run.signals.len() <= lines.len());
+    }
+    if let Ok(mut resumed) = RunRecorder::resume(dir) {
+        let prior = resumed.take_prior().expect("a reopened folder has a prior");
+        assert!(prior.steps.len() + prior.signals.len() + prior.events.len() <= lines.len());
     }
 });

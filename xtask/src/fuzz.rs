@@ -13,8 +13,9 @@
 //! Crashes go to `fuzz/artifacts/<target>/` (ignored by git), libFuzzer's output to
 //! `target/fuzz/logs/<target>.log`, the table to `target/fuzz/report.md`.
 //!
-//! The sanitizer is off by default: the workspace denies `unsafe` code, so what the targets
-//! look for are panics (index out of range, overflow, `unwrap` on bad input), which
+//! The sanitizer is off by default: the workspace denies `unsafe` code (its one allowed
+//! block, in gui-driver, asks for a death signal on child processes and is no parser's
+//! business), so what the targets look for are panics (index out of range, overflow, `unwrap` on bad input), which
 //! libFuzzer catches without AddressSanitizer, at about twice the speed on this machine.
 //! `--sanitizer address` adds memory checking of the dependencies' unsafe code.
 
