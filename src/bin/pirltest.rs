@@ -49,6 +49,13 @@ struct Cli {
     /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
+    /// Most transitions the exploration memory keeps; the oldest go first. Bounds the
+    /// agent's memory use in long runs (about 1.2 KiB per transition).
+    #[arg(long, default_value_t = gui_rl::MemoryConfig::default().capacity as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    memory_capacity: u64,
+    /// Most abstract pages the agent keeps; past it, a new screen joins its nearest page.
+    #[arg(long, default_value_t = AgentConfig::default().pages.max_pages as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    max_pages: u64,
     /// With -v, log the agent's state every this many steps (0: never).
     #[arg(long, default_value_t = 10)]
     progress: u64,
@@ -76,6 +83,8 @@ fn main() -> Result<()> {
         ..AgentConfig::default()
     };
     config.pages.same_page = cli.same_page;
+    config.memory.capacity = cli.memory_capacity as usize;
+    config.pages.max_pages = cli.max_pages as usize;
     let mut agent = PirlAgent::new(config.clone()).context("building the PIRLTest agent")?;
     if let Some(path) = &cli.model_in {
         let network = QNetwork::load(path)?;

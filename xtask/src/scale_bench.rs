@@ -11,15 +11,18 @@
 //!   itself) at step 120 and continued with `--resume`. The run must end at 300 steps
 //!   numbered without gaps, the agent must have replayed every recorded step without a
 //!   different choice, and its counters (decisions, memory, pages) must go on from there.
-//! - `memory`: `pirltest` on the simulator for `--long-steps` (10,000) steps; this task
-//!   samples the process's resident memory as the run goes and reports its peak.
+//! - `memory`: `pirltest` on the simulator for `--long-steps` (10,000) steps, with the
+//!   exploration memory capped at `--memory-capacity` transitions (the agent's default
+//!   unless given); this task samples the process's resident memory as the run goes and
+//!   reports its peak.
 //! - `workers`: steps per minute with `--workers 1` and `--workers 2`, same budget, for
 //!   Monkey and PIRLTest on the simulator and Monkey in Chromium; and two workers over a
 //!   local chromedriver (`--webdriver`), to show how a grid splits the budget.
 //!
 //! Options: `--part NAME` (all), `--seed S` (1), `--steps N` (500), `--kills N` (10),
 //! `--hangs N` (2),
-//! `--long-steps N` (10000), `--out DIR` (target/scale-bench). Writes `report.md` there.
+//! `--long-steps N` (10000), `--memory-capacity N`, `--out DIR` (target/scale-bench).
+//! Writes `report.md` there.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const USAGE: &str = "usage: cargo xtask scale-bench [--part all|faults|resume|memory|workers] \
-     [--seed S] [--steps N] [--kills N] [--hangs N] [--long-steps N] [--out DIR]";
+     [--seed S] [--steps N] [--kills N] [--hangs N] [--long-steps N] [--memory-capacity N] [--out DIR]";
 
 #[derive(Debug)]
 struct Options {
@@ -42,6 +45,7 @@ struct Options {
     kills: usize,
     hangs: usize,
     long_steps: u64,
+    memory_capacity: Option<u64>,
     out: PathBuf,
 }
 
@@ -53,6 +57,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         kills: 10,
         hangs: 2,
         long_steps: 10_000,
+        memory_capacity: None,
         out: crate::root().join("target/scale-bench"),
     };
     let mut it = rest.iter();
@@ -71,6 +76,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             "--kills" => o.kills = number(value)? as usize,
             "--hangs" => o.hangs = number(value)? as usize,
             "--long-steps" => o.long_steps = number(value)?,
+            "--memory-capacity" => o.memory_capacity = Some(number(value)?),
             "--out" => o.out = PathBuf::from(value),
             other => bail!("unknown option `{other}`\n{USAGE}"),
         }
@@ -495,25 +501,27 @@ fn memory(o: &Options, bin: &Path) -> Result<String> {
     let dir = fresh(o, "memory")?;
     let steps = o.long_steps.to_string();
     let seed = o.seed.to_string();
-    println!("memory: pirltest on the simulator for {steps} steps");
+    let capacity = o
+        .memory_capacity
+        .unwrap_or(gui_rl::MemoryConfig::default().capacity as u64)
+        .to_string();
+    println!("memory: pirltest on the simulator for {steps} steps, memory capacity {capacity}");
     let t = Instant::now();
-    let mut child = spawn(
-        bin,
-        "pirltest",
-        &[
-            "--device",
-            "simulator",
-            "--throttle",
-            "0",
-            "--steps",
-            &steps,
-            "--seed",
-            &seed,
-            "--progress",
-            "0",
-        ],
-        &dir,
-    )?;
+    let args = [
+        "--device",
+        "simulator",
+        "--throttle",
+        "0",
+        "--steps",
+        &steps,
+        "--seed",
+        &seed,
+        "--progress",
+        "0",
+        "--memory-capacity",
+        &capacity,
+    ];
+    let mut child = spawn(bin, "pirltest", &args, &dir)?;
     let pid = child.id();
     // (steps done, resident MiB), sampled every second; the peak from the kernel.
     let mut samples: Vec<(u64, f64)> = Vec::new();
@@ -555,13 +563,9 @@ fn memory(o: &Options, bin: &Path) -> Result<String> {
     writeln!(md, "## Memory over a long run\n")?;
     writeln!(
         md,
-        "`pirltest --device simulator --throttle 0 --steps {} --seed {}`: {took:.0} s, {} pages, \
-         {} transitions in memory (capacity {}).\n",
-        o.long_steps,
-        o.seed,
-        agent["stats"]["pages"],
-        agent["stats"]["memory"],
-        gui_rl::MemoryConfig::default().capacity
+        "`pirltest --device simulator --throttle 0 --steps {} --seed {} --memory-capacity {capacity}`: \
+         {took:.0} s, {} pages, {} transitions in memory.\n",
+        o.long_steps, o.seed, agent["stats"]["pages"], agent["stats"]["memory"],
     )?;
     writeln!(
         md,

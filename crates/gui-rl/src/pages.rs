@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result, curiosity_reward};
 
-/// Thresholds and weights of the page similarity.
+/// Thresholds and weights of the page similarity, and the most pages kept.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PageStoreConfig {
     /// Two widgets on different screens can be matched when their boxes' IoU is at least
     /// this. The paper says only "a specific threshold"; the one IoU threshold it states is
@@ -27,6 +28,12 @@ pub struct PageStoreConfig {
     /// Weight of `sim_w` in the page similarity; `sim_l` gets the rest (0.5-0.5 in the
     /// paper). In `[0, 1]`.
     pub widget_weight: f64,
+    /// Most pages the store keeps. Once it holds this many, a screen like none of them
+    /// joins the stored page most similar to it instead of starting a new one, so memory
+    /// stays bounded however long a run on however large an app. Not in the paper, whose
+    /// runs last an hour; 10,000 is far above what a run here finds (the demo app: 27
+    /// pages in 10,000 steps).
+    pub max_pages: usize,
 }
 
 impl Default for PageStoreConfig {
@@ -35,6 +42,7 @@ impl Default for PageStoreConfig {
             match_iou: 0.8,
             same_page: 0.75,
             widget_weight: 0.5,
+            max_pages: 10_000,
         }
     }
 }
@@ -56,7 +64,14 @@ impl PageStoreConfig {
         let s = self.same_page;
         check("same_page", s, (0.0..=1.0).contains(&s), "[0, 1]")?;
         let w = self.widget_weight;
-        check("widget_weight", w, (0.0..=1.0).contains(&w), "[0, 1]")
+        check("widget_weight", w, (0.0..=1.0).contains(&w), "[0, 1]")?;
+        if self.max_pages == 0 {
+            return Err(Error::Config {
+                field: "max_pages",
+                message: "must be at least 1".to_owned(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -475,6 +490,9 @@ impl PageStore {
         if let Some((id, _)) = self.lookup(&view)? {
             return Ok(id);
         }
+        if self.pages.len() >= self.config.max_pages {
+            return self.nearest(&view);
+        }
         let id = PageId(self.pages.len());
         let signature = Signature::of(&view);
         self.by_nodes.entry(signature.nodes).or_default().push(id);
@@ -487,6 +505,37 @@ impl PageStore {
             stats: PageStats::default(),
         });
         Ok(id)
+    }
+
+    /// The stored page most similar to `view`, whatever the threshold: the store is full.
+    /// Full similarities are computed for the 16 pages whose cheap upper bounds are
+    /// highest, so a full store costs no more per screen than a lookup.
+    fn nearest(&mut self, view: &PageView) -> Result<PageId> {
+        let signature = Signature::of(view);
+        let w = self.config.widget_weight;
+        let mut bounds: Vec<(f64, PageId)> = self
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let bound = w * p.signature.widget_bound(&signature)
+                    + (1.0 - w) * p.signature.layout_bound(&signature);
+                (bound, PageId(i))
+            })
+            .collect();
+        bounds.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut best = (f64::NEG_INFINITY, PageId(0));
+        for &(_, id) in bounds.iter().take(16) {
+            let stored = &self.pages[id.0];
+            let sim_w = widget_similarity(&stored.view, view, self.config.match_iou)?;
+            let sim_l = layout_similarity(&stored.view.layout, &view.layout);
+            let sim = w * sim_w + (1.0 - w) * sim_l;
+            if sim > best.0 {
+                best = (sim, id);
+            }
+        }
+        self.comparisons += bounds.len().min(16);
+        Ok(best.1)
     }
 
     /// Sets `m`, the number of executable actions of a page.
@@ -814,6 +863,42 @@ mod tests {
         ] {
             assert!(PageStore::new(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_full_store_maps_new_screens_to_their_nearest_page() {
+        use WidgetKind::*;
+        let mut s = PageStore::new(PageStoreConfig {
+            max_pages: 2,
+            same_page: 0.98,
+            ..Default::default()
+        })
+        .unwrap();
+        let login_page = s.lookup_or_insert(login()).unwrap();
+        let gallery_page = s.lookup_or_insert(gallery()).unwrap();
+        // A login form with one field fewer: a page of its own below the cap.
+        let short_login = view(&[
+            (20, 40, 320, 40, TextView),
+            (20, 120, 320, 48, EditText),
+            (20, 260, 150, 48, Button),
+            (190, 260, 150, 48, Button),
+        ]);
+        assert!(s.lookup(&short_login).unwrap().is_none());
+        assert_eq!(s.lookup_or_insert(short_login).unwrap(), login_page);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.lookup_or_insert(gallery()).unwrap(), gallery_page);
+        assert!(
+            PageStore::new(PageStoreConfig {
+                max_pages: 0,
+                ..Default::default()
+            })
+            .is_err()
+        );
+        // Configurations written before the cap existed still read.
+        let old: PageStoreConfig =
+            serde_json::from_str(r#"{"match_iou":0.8,"same_page":0.75,"widget_weight":0.5}"#)
+                .unwrap();
+        assert_eq!(old.max_pages, 10_000);
     }
 
     #[test]
