@@ -323,6 +323,8 @@ struct Shared<'r> {
     prior: Option<Prior>,
     /// Whether files are synced (the recorder's `durable`).
     durable: bool,
+    /// Syncs `steps.jsonl` after a line is written, outside the lock (when durable).
+    steps_sync: Option<std::fs::File>,
     state: Mutex<State<'r>>,
     /// Signalled when a step's line is written: the next step's worker may write its own.
     turn: Condvar,
@@ -434,6 +436,7 @@ impl<'r> Shared<'r> {
             merge: workers > 1 || prior.is_some(),
             prior,
             durable: state.recorder.durable,
+            steps_sync: state.recorder.steps_syncer()?,
             state: Mutex::new(state),
             turn: Condvar::new(),
         })
@@ -660,6 +663,12 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         drop(st);
         shared.turn.notify_all();
         let (new_signals, coverage) = recorded?;
+        // The line is on its way to the disk before the next step starts; other workers
+        // write theirs meanwhile, and one sync may carry several lines.
+        if let Some(file) = &shared.steps_sync {
+            file.sync_data()
+                .map_err(|e| Error::io(shared.dir.join("steps.jsonl"), e))?;
+        }
         let transition = Transition {
             step,
             before,
@@ -756,7 +765,7 @@ fn commit(
     for sig in &new_signals {
         tracing::info!(step, "new signal: {}", sig.key);
     }
-    st.recorder.append_step(&StepRecord {
+    st.recorder.append_step_unsynced(&StepRecord {
         step,
         action: action.clone(),
         screenshot,

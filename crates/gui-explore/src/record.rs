@@ -290,6 +290,25 @@ impl RunRecorder {
         append_line(&mut self.steps, &path, record, self.durable)
     }
 
+    /// [`append_step`](Self::append_step) without the sync, which the caller does with a
+    /// [`steps_syncer`](Self::steps_syncer) once it no longer holds up other writers.
+    pub(crate) fn append_step_unsynced(&mut self, record: &StepRecord) -> Result<()> {
+        let path = self.dir.join("steps.jsonl");
+        append_line(&mut self.steps, &path, record, false)
+    }
+
+    /// A second handle on `steps.jsonl` that syncs it, when the recorder is durable.
+    pub(crate) fn steps_syncer(&self) -> Result<Option<File>> {
+        if !self.durable {
+            return Ok(None);
+        }
+        let path = self.dir.join("steps.jsonl");
+        self.steps
+            .try_clone()
+            .map(Some)
+            .map_err(|e| Error::io(path, e))
+    }
+
     pub fn append_signal(
         &mut self,
         signal: &Signal,
