@@ -110,6 +110,11 @@ fn pirltest_killed_with_sigkill_resumes_with_its_agent_and_counters() {
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["meta"]["seed"], 3);
+    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        report.contains(&format!("resumed after step {before}")),
+        "{report:.600}"
+    );
 }
 
 #[test]
@@ -174,6 +179,8 @@ fn two_pirltest_workers_feed_one_agent() {
     assert_eq!(stats["decisions"], 24, "{stats}");
     assert_eq!(stats["memory"], 22, "{stats}");
     assert!(run.join("q_network.safetensors").is_file());
+    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(report.contains("24 steps by 2 workers"), "{report:.600}");
 }
 
 #[test]

@@ -334,9 +334,28 @@ fn summary_section(h: &mut String, runs: &[RunFolder]) {
                 c.functions_covered, c.functions_total
             )
         });
+        let mut scale = String::new();
+        if let Some(s) = &run.summary {
+            if s.workers > 1 {
+                let _ = write!(
+                    scale,
+                    " by {} workers ({} steps each)",
+                    s.workers,
+                    s.steps_by_worker
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                );
+            }
+            if !s.resumed_at.is_empty() {
+                let at: Vec<String> = s.resumed_at.iter().map(u64::to_string).collect();
+                let _ = write!(scale, ", resumed after step {}", at.join(", "));
+            }
+        }
         let _ = writeln!(
             h,
-            "<li><b>{}</b>: {} steps in {}{coverage}, {verdict}{}</li>",
+            "<li><b>{}</b>: {} steps{scale} in {}{coverage}, {verdict}{}</li>",
             escape(&run.name()),
             run.step_count(),
             duration(run.duration_ms()),
