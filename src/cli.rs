@@ -693,6 +693,29 @@ impl RunArgs {
     }
 }
 
+/// Explores `target` with `strategy` behind a progress bar (hidden when `verbose`): the
+/// one-worker run of every strategy binary.
+pub fn explore_one(
+    target: &mut Target,
+    strategy: &mut dyn Strategy,
+    run: &RunArgs,
+    recorder: &mut RunRecorder,
+    config: &ExploreConfig,
+    verbose: bool,
+) -> Result<Summary> {
+    let mut throttle = run.throttle()?;
+    let mut progress = WithProgress::new(strategy, config.steps, verbose);
+    let outcome = gui_explore::explore(
+        target.device.as_mut(),
+        &mut progress,
+        &mut throttle,
+        recorder,
+        config,
+    );
+    progress.finish();
+    Ok(outcome?)
+}
+
 /// The seed of worker `worker` of a parallel run: the run's own for worker 0 (so one
 /// worker is the plain run), a well-mixed other one for the rest.
 pub fn worker_seed(seed: u64, worker: u32) -> u64 {

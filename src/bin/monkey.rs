@@ -1,10 +1,8 @@
 //! `monkey`: random events à la Android Monkey on a web app (default: the bundled demo).
 use anyhow::Result;
 use clap::Parser;
-use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, Strategy, explore};
-use gui_testing::cli::{
-    self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
-};
+use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, Strategy};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
@@ -89,18 +87,14 @@ fn main() -> Result<()> {
             &monkey,
         )?
     } else {
-        let mut monkey = Monkey::new(config);
-        let mut progress =
-            WithProgress::new(&mut monkey, explore_config.steps, cli.common.verbose > 0);
-        let summary = explore(
-            target.device.as_mut(),
-            &mut progress,
-            &mut cli.run.throttle()?,
+        cli::explore_one(
+            &mut target,
+            &mut Monkey::new(config),
+            &cli.run,
             &mut recorder,
             &explore_config,
-        );
-        progress.finish();
-        summary?
+            cli.common.verbose > 0,
+        )?
     };
     println!("{}", summary_line("monkey", &summary, ""));
     println!("run folder: {}", recorder.dir().display());

@@ -6,11 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use gui_explore::{Strategy, explore};
+use gui_explore::Strategy;
 use gui_rl::{AgentConfig, PirlAgent, QNetwork};
-use gui_testing::cli::{
-    self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
-};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
 use gui_testing::pirltest::{PirlStrategy, PirlWorker};
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
@@ -132,17 +130,14 @@ fn main() -> Result<()> {
         if cli.progress > 0 {
             strategy = strategy.with_progress(cli.progress);
         }
-        let mut progress =
-            WithProgress::new(&mut strategy, explore_config.steps, cli.common.verbose > 0);
-        let outcome = explore(
-            target.device.as_mut(),
-            &mut progress,
-            &mut cli.run.throttle()?,
+        let outcome = cli::explore_one(
+            &mut target,
+            &mut strategy,
+            &cli.run,
             &mut recorder,
             &explore_config,
-        )
-        .map_err(anyhow::Error::from);
-        progress.finish();
+            cli.common.verbose > 0,
+        );
         let errors = strategy.errors().to_vec();
         (outcome, strategy.into_agent(), errors)
     };

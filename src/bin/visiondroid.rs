@@ -7,14 +7,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use gui_explore::explore;
 use gui_llm::{
     ApiKey, DetectorConfig, ExampleSet, ExplorerConfig, FunctionAwareExplorer, OpenAiClient,
     OpenAiConfig, detect_bugs,
 };
-use gui_testing::cli::{
-    self, CommonArgs, RunArgs, TargetArgs, WithProgress, summary_line, write_report,
-};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
 use gui_testing::visiondroid::VisionDroidStrategy;
 
 /// Explore an app with a multimodal LLM and report suspected non-crash bugs.
@@ -97,16 +94,14 @@ fn main() -> Result<()> {
         Box::new(client),
         explorer_config,
     ));
-    let mut progress =
-        WithProgress::new(&mut strategy, explore_config.steps, cli.common.verbose > 0);
-    let outcome = explore(
-        target.device.as_mut(),
-        &mut progress,
-        &mut cli.run.throttle()?,
+    let outcome = cli::explore_one(
+        &mut target,
+        &mut strategy,
+        &cli.run,
         &mut recorder,
         &explore_config,
+        cli.common.verbose > 0,
     );
-    progress.finish();
     // What the explorer learnt is written even when the run itself failed.
     let decisions = strategy.decisions().to_vec();
     let mut explorer = strategy.into_explorer();

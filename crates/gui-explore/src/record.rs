@@ -166,6 +166,11 @@ impl RunRecorder {
             &dir.join("run.json"),
             &serde_json::to_vec_pretty(&run).expect("json"),
         )?;
+        Self::open(dir, None)
+    }
+
+    /// A recorder appending to the JSON-lines files of `dir` (created when missing).
+    fn open(dir: &Path, prior: Option<Prior>) -> Result<Self> {
         let open = |name: &str| {
             let path = dir.join(name);
             OpenOptions::new()
@@ -180,7 +185,7 @@ impl RunRecorder {
             events: open("events.jsonl")?,
             dir: dir.into(),
             durable: true,
-            prior: None,
+            prior,
         })
     }
 
@@ -230,26 +235,13 @@ impl RunRecorder {
             std::fs::remove_file(&summary).map_err(|e| Error::io(&summary, e))?;
         }
         std::fs::create_dir_all(dir.join("screenshots")).map_err(|e| Error::io(dir, e))?;
-        let open = |name: &str| {
-            let path = dir.join(name);
-            OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .map_err(|e| Error::io(path, e))
+        let prior = Prior {
+            meta: run["meta"].clone(),
+            steps,
+            signals,
+            events,
         };
-        Ok(Self {
-            steps: open("steps.jsonl")?,
-            signals: open("signals.jsonl")?,
-            events: open("events.jsonl")?,
-            dir: dir.into(),
-            durable: true,
-            prior: Some(Prior {
-                meta: run["meta"].clone(),
-                steps,
-                signals,
-                events,
-            }),
-        })
+        Self::open(dir, Some(prior))
     }
 
     /// What the folder held when [`resume`](Self::resume) reopened it (once).
