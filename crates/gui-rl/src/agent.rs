@@ -147,6 +147,9 @@ pub struct AgentStats {
     pub decisions: u64,
     /// Distinct pages found.
     pub pages: usize,
+    /// Widgets known over all pages (each with its actions' embeddings).
+    #[serde(default)]
+    pub known_widgets: usize,
     pub memory: usize,
     pub retrainings: u64,
     /// Mean squared error of the last retraining's last step.
@@ -155,6 +158,12 @@ pub struct AgentStats {
     pub last_reward: f64,
     pub timings: AgentTimings,
 }
+
+/// Most widgets the agent keeps per page. A page whose widgets keep changing (a text that
+/// grows as it is typed into, a feed) would otherwise gain one with every visit; past
+/// this, a widget that matches none joins the nearest known widget of its kind. Real
+/// pages have far fewer (the demo app's largest: about 40).
+pub const MAX_KNOWN_WIDGETS: usize = 256;
 
 /// A widget the agent has met on a page, with the embeddings of its candidate actions.
 #[derive(Debug)]
@@ -203,6 +212,22 @@ struct Pending {
     page: PageId,
     key: ActionKey,
     embedding: Arc<[f32]>,
+}
+
+/// The known widget of `widget`'s kind whose centre is nearest, preferring those not yet
+/// matched on this screen; `None` when the page knows no widget of that kind.
+fn nearest_of_kind(known: &[KnownWidget], widget: &Widget, taken: &[bool]) -> Option<usize> {
+    let c = widget.rect.center();
+    known
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.kind == widget.kind)
+        .min_by_key(|(j, k)| {
+            let d = k.rect.center();
+            let (dx, dy) = (i64::from(d.x - c.x), i64::from(d.y - c.y));
+            (taken[*j], dx * dx + dy * dy, *j)
+        })
+        .map(|(j, _)| j)
 }
 
 /// Position of each action among the earlier ones of the same kind: the `variant` of its
@@ -343,6 +368,7 @@ impl PirlAgent {
     pub fn stats(&self) -> AgentStats {
         AgentStats {
             pages: self.store.len(),
+            known_widgets: self.pages.iter().map(|p| p.widgets.len()).sum(),
             memory: self.memory.len(),
             ..self.stats
         }
@@ -591,11 +617,19 @@ impl PirlAgent {
                 .filter(|(j, k)| !taken[*j] && k.kind == widget.kind)
                 .map(|(j, k)| (j, k.rect.iou(&widget.rect)))
                 .filter(|(_, iou)| *iou >= match_iou)
-                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|(j, _)| j)
+                .or_else(|| {
+                    if known.len() >= MAX_KNOWN_WIDGETS {
+                        nearest_of_kind(known, widget, &taken)
+                    } else {
+                        None
+                    }
+                });
             // The widget's candidates now, at its current box; a new widget also gets
             // its text and the candidates' embeddings, kept for later visits.
             let (index, actions) = match best {
-                Some((j, _)) => {
+                Some(j) => {
                     let text = self.pages[page.0].widgets[j].text;
                     (j, space.widget_candidates(widget, text))
                 }
@@ -707,6 +741,36 @@ mod tests {
     use image::{Rgb, RgbImage};
 
     use super::*;
+
+    #[test]
+    fn past_the_cap_a_new_widget_joins_the_nearest_of_its_kind() {
+        let known: Vec<KnownWidget> = [
+            (Rect::new(0, 0, 50, 20), WidgetKind::Button),
+            (Rect::new(0, 100, 50, 20), WidgetKind::Button),
+            (Rect::new(0, 200, 50, 20), WidgetKind::EditText),
+        ]
+        .into_iter()
+        .map(|(rect, kind)| KnownWidget {
+            rect,
+            kind,
+            text: 0,
+            embeddings: Vec::new(),
+        })
+        .collect();
+        let button = Widget::new(Rect::new(0, 90, 50, 20), WidgetKind::Button, 1.0);
+        assert_eq!(nearest_of_kind(&known, &button, &[false; 3]), Some(1));
+        // One already matched on this screen is taken only when no other is left.
+        assert_eq!(
+            nearest_of_kind(&known, &button, &[false, true, false]),
+            Some(0)
+        );
+        assert_eq!(
+            nearest_of_kind(&known, &button, &[true, true, false]),
+            Some(1)
+        );
+        let check = Widget::new(Rect::new(0, 90, 50, 20), WidgetKind::CheckBox, 1.0);
+        assert_eq!(nearest_of_kind(&known, &check, &[false; 3]), None);
+    }
 
     fn assert_send<T: Send>() {}
 

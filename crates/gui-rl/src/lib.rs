@@ -33,7 +33,7 @@ mod qnet;
 mod reader;
 mod reward;
 
-pub use agent::{AgentConfig, AgentStats, AgentTimings, PirlAgent};
+pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
 pub use error::{Error, Result};
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{
