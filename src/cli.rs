@@ -96,8 +96,9 @@ pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result
 }
 
 /// The command line of this process as [`parse_from`] saw it, with `--config` files
-/// expanded and without `--config`, `--resume` and `--out`: what `run.json` keeps so that
-/// `--resume` can start the same run again.
+/// expanded and without `--config`, `--resume` and `--out`, and with the user and
+/// password of URLs hidden: what `run.json` keeps so that `--resume` can start the same
+/// run again (give a `--webdriver` URL with credentials again with `--resume`).
 static ARGV: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
 fn replayable(args: &[OsString]) -> Vec<String> {
@@ -110,7 +111,7 @@ fn replayable(args: &[OsString]) -> Vec<String> {
             .iter()
             .any(|p| a.starts_with(p))
         {
-            out.push(a);
+            out.push(gui_driver::redact_userinfo(&a));
         }
     }
     out

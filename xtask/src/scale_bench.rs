@@ -564,8 +564,12 @@ fn memory(o: &Options, bin: &Path) -> Result<String> {
     writeln!(
         md,
         "`pirltest --device simulator --throttle 0 --steps {} --seed {} --memory-capacity {capacity}`: \
-         {took:.0} s, {} pages, {} transitions in memory.\n",
-        o.long_steps, o.seed, agent["stats"]["pages"], agent["stats"]["memory"],
+         {took:.0} s, {} pages, {} known widgets, {} transitions in memory.\n",
+        o.long_steps,
+        o.seed,
+        agent["stats"]["pages"],
+        agent["stats"]["known_widgets"],
+        agent["stats"]["memory"],
     )?;
     writeln!(
         md,

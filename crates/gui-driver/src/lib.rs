@@ -200,3 +200,42 @@ pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
     #[cfg(not(target_os = "linux"))]
     let _ = cmd;
 }
+
+/// `text` with the user and password of any `scheme://user:password@host` in it replaced
+/// by `***`, for logs and run folders: grid URLs often carry an access key.
+pub fn redact_userinfo(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let authority_end = tail.find(['/', '?', '#', ' ']).unwrap_or(tail.len());
+        match tail[..authority_end].rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                rest = &tail[at..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::redact_userinfo;
+
+    #[test]
+    fn user_and_password_of_urls_are_hidden() {
+        assert_eq!(
+            redact_userinfo("https://me:k3y@hub.example.com/wd/hub"),
+            "https://***@hub.example.com/wd/hub"
+        );
+        assert_eq!(
+            redact_userinfo("http://127.0.0.1:9515 and http://a@b/c?d=e@f"),
+            "http://127.0.0.1:9515 and http://***@b/c?d=e@f"
+        );
+        assert_eq!(redact_userinfo("no url here"), "no url here");
+    }
+}

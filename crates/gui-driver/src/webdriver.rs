@@ -981,7 +981,7 @@ impl Device for WebDriverDevice {
         });
         format!(
             "WebDriver {} {name} {version} at {} {}x{}{}",
-            self.client.endpoint(),
+            crate::redact_userinfo(self.client.endpoint()),
             self.config.start_url,
             self.config.viewport.width,
             self.config.viewport.height,
