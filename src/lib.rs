@@ -13,3 +13,20 @@ pub use gui_vision as vision;
 pub mod cli;
 pub mod pirltest;
 pub mod visiondroid;
+
+/// `println!` for the binaries' results on stdout, except that a reader who has gone away
+/// (`monkey ... | head -1`) ends the process quietly with status 0, as Unix tools do,
+/// instead of a panic about a broken pipe. Every finished step is already on disk by then.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            panic!("writing to stdout: {e}");
+        }
+    }};
+}

@@ -638,3 +638,24 @@ fn monkey_drives_the_demo_app_through_a_webdriver_endpoint() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--webdriver"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_tool_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_monkey"))
+        .args(["--device", "simulator", "--steps", "3", "--throttle", "0"])
+        .arg("--out")
+        .arg(&run)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `monkey ... | head -c 0`: nobody reads the summary.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(gui_explore::read_steps(&run).unwrap().len(), 3);
+}

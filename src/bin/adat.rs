@@ -149,7 +149,7 @@ fn run_train(
         ..defaults
     };
     let [partial, full] = dataset.label_counts();
-    println!(
+    gui_testing::say!(
         "{}: {} frames ({full} full, {partial} partial) from {} apps; training {} for {} epochs",
         data.display(),
         dataset.frames.len(),
@@ -158,10 +158,10 @@ fn run_train(
         config.epochs
     );
     let (mut net, report) = train(&dataset, &config, |epoch, loss, val| match val {
-        Some(f1) => println!("epoch {epoch:>3}: loss {loss:.4}, validation F1 {f1:.3}"),
-        None => println!("epoch {epoch:>3}: loss {loss:.4}"),
+        Some(f1) => gui_testing::say!("epoch {epoch:>3}: loss {loss:.4}, validation F1 {f1:.3}"),
+        None => gui_testing::say!("epoch {epoch:>3}: loss {loss:.4}"),
     })?;
-    println!(
+    gui_testing::say!(
         "apps: train {} | validation {} | test {} (frames {} / {} / {}); kept epoch {}",
         report.split.train.join(","),
         report.split.validation.join(","),
@@ -180,15 +180,15 @@ fn run_train(
         report.test
     ));
     net.save(out)?;
-    println!("model: {}", out.display());
+    gui_testing::say!("model: {}", out.display());
     Ok(())
 }
 
 fn print_scores(by_app: &std::collections::BTreeMap<String, RenderMetrics>, all: &RenderMetrics) {
     for (app, m) in by_app {
-        println!("  {app:<24} {m}");
+        gui_testing::say!("  {app:<24} {m}");
     }
-    println!("  {:<24} {all}", "overall");
+    gui_testing::say!("  {:<24} {all}", "overall");
 }
 
 fn run_evaluate(data: &Path, model: &Path) -> Result<()> {
@@ -207,14 +207,14 @@ fn run_evaluate(data: &Path, model: &Path) -> Result<()> {
         );
     }
     if net.train_apps().is_empty() {
-        println!(
+        gui_testing::say!(
             "{} records no training apps: scoring every app",
             model.display()
         );
     }
     let samples = prepare_samples(&dataset, &held_out, net.config())?;
     let (by_app, all) = evaluate_by_app(&net, &samples)?;
-    println!(
+    gui_testing::say!(
         "{} ({}) on {} held-out app(s) of {}:",
         model.display(),
         net.config().arch.as_str(),
@@ -240,7 +240,7 @@ fn run_evaluate(data: &Path, model: &Path) -> Result<()> {
         }
     }
     if heuristic.total() > 0 {
-        println!("  {:<24} {heuristic}", "consecutive-frame");
+        gui_testing::say!("  {:<24} {heuristic}", "consecutive-frame");
     }
     Ok(())
 }
@@ -270,7 +270,7 @@ fn run_classify(model: &Path, inputs: &[PathBuf]) -> Result<()> {
         // Screenshot::load names the file in its errors.
         let shot = Screenshot::load(&file)?;
         let (label, p) = net.classify(&shot)?;
-        println!("{}\t{label}\t{p:.3}", file.display());
+        gui_testing::say!("{}\t{label}\t{p:.3}", file.display());
     }
     Ok(())
 }

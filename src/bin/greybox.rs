@@ -268,7 +268,7 @@ fn main() -> Result<()> {
     );
     if cli.dry_run {
         for s in &cases {
-            println!("{}", efg.ids(&s.events).join(" , "));
+            gui_testing::say!("{}", efg.ids(&s.events).join(" , "));
         }
         return Ok(());
     }
@@ -304,7 +304,7 @@ fn main() -> Result<()> {
     write_json(&dir.join("greybox.json"), &row)?;
     let report = write_report(&dir)?;
     let cov = cli::coverage_text(out.coverage);
-    println!(
+    gui_testing::say!(
         "greybox {mode}: {} test cases ({} broken), {} events fired in {:.1} s, coverage {cov}, {} unique signals",
         cases.len(),
         out.broken,
@@ -313,9 +313,9 @@ fn main() -> Result<()> {
         out.signals.len()
     );
     for (key, (case, _)) in &out.signals {
-        println!("  {key}  <- {}", efg.ids(&cases[*case].events).join(" , "));
+        gui_testing::say!("  {key}  <- {}", efg.ids(&cases[*case].events).join(" , "));
     }
-    println!("report: {}", report.display());
+    gui_testing::say!("report: {}", report.display());
     Ok(())
 }
 

@@ -96,8 +96,8 @@ fn main() -> Result<()> {
             cli.common.verbose > 0,
         )?
     };
-    println!("{}", summary_line("monkey", &summary, ""));
-    println!("run folder: {}", recorder.dir().display());
-    println!("report: {}", write_report(recorder.dir())?.display());
+    gui_testing::say!("{}", summary_line("monkey", &summary, ""));
+    gui_testing::say!("run folder: {}", recorder.dir().display());
+    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
     Ok(())
 }

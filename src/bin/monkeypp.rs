@@ -172,7 +172,7 @@ fn main() -> Result<()> {
         let mapped =
             map_recorded_run(&mut app, &model, &steps).context("re-executing the monkey run")?;
         write_json(&dir.join("mapped.json"), &mapped)?;
-        println!(
+        gui_testing::say!(
             "monkey run: {} events, {} on controls ({:.1}% hit rate), interface coverage {:.1}% ({}/{})",
             mapped.events,
             mapped.hits,
@@ -235,7 +235,7 @@ fn main() -> Result<()> {
     });
     write_json(&dir.join("monkeypp.json"), &row)?;
     let report = write_report(&dir)?;
-    println!(
+    gui_testing::say!(
         "monkeypp: {} interactions ({} restarts to bring controls back), interface coverage {:.1}% ({}/{}), {} missing, {} diverged, coverage {}, {} unique signals",
         live.steps.len(),
         live.recoveries,
@@ -248,9 +248,9 @@ fn main() -> Result<()> {
         live.signals.len()
     );
     for (step, s) in &live.signals {
-        println!("  {}  (step {step})", s.key);
+        gui_testing::say!("  {}  (step {step})", s.key);
     }
-    println!("report: {}", report.display());
+    gui_testing::say!("report: {}", report.display());
     Ok(())
 }
 
@@ -259,7 +259,7 @@ fn print_plan_line(plan: &SearchPlan, bound: Bound) {
         Bound::Exact(n) => format!("{n}"),
         Bound::AtLeast(n) => format!(">= {n}"),
     };
-    println!(
+    gui_testing::say!(
         "plan: {} interactions for {}/{} controls ({:.1}% interface coverage); breadth-first bound {b}, ratio {:.2}",
         plan.interactions(),
         plan.covered_ui(),
@@ -268,7 +268,7 @@ fn print_plan_line(plan: &SearchPlan, bound: Bound) {
         plan.interactions() as f64 / bound.value().max(1) as f64
     );
     if !plan.unreached.is_empty() {
-        println!("  not reached: {}", plan.unreached.join(", "));
+        gui_testing::say!("  not reached: {}", plan.unreached.join(", "));
     }
 }
 
@@ -288,9 +288,9 @@ fn bound(model: &AppModel, config: &SearchConfig, plan: &SearchPlan) -> Result<B
 fn print_plan(plan: &SearchPlan, bound: Bound) {
     for s in &plan.steps {
         match &s.interaction {
-            Interaction::Touch(id) => println!("touch {id}   [{}]", s.screen),
-            Interaction::Back => println!("back   [{}]", s.screen),
-            Interaction::Relaunch => println!("relaunch   [{}]", s.screen),
+            Interaction::Touch(id) => gui_testing::say!("touch {id}   [{}]", s.screen),
+            Interaction::Back => gui_testing::say!("back   [{}]", s.screen),
+            Interaction::Relaunch => gui_testing::say!("relaunch   [{}]", s.screen),
         }
     }
     print_plan_line(plan, bound);
@@ -316,7 +316,7 @@ fn map_android(model: &AppModel, log: &Path, dumps: &Path, out: Option<&Path>) -
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         write_json(&dir.join("mapped.json"), &mapped)?;
     }
-    println!(
+    gui_testing::say!(
         "monkey: {} events, {} on controls ({:.1}% hit rate), interface coverage {:.1}%",
         mapped.events,
         mapped.hits,

@@ -162,12 +162,12 @@ fn main() -> Result<()> {
         stats.pages,
         stats.timings.total_ms() / stats.decisions.max(1) as f64
     );
-    println!("{}", summary_line("pirltest", &summary, &extra));
+    gui_testing::say!("{}", summary_line("pirltest", &summary, &extra));
     for (step, e) in errors.iter().take(5) {
         eprintln!("pirltest: the agent failed at step {step}: {e}");
     }
-    println!("run folder: {}", recorder.dir().display());
-    println!("report: {}", write_report(recorder.dir())?.display());
-    println!("Q-network: {}", model_out.display());
+    gui_testing::say!("run folder: {}", recorder.dir().display());
+    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
+    gui_testing::say!("Q-network: {}", model_out.display());
     Ok(())
 }

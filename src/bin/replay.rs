@@ -90,7 +90,7 @@ fn replay() -> Result<bool> {
         &explore_config,
     )
     .context("replaying")?;
-    println!("{}", summary_line("replay", &summary, ""));
+    gui_testing::say!("{}", summary_line("replay", &summary, ""));
     let replayed = RunFolder::load(recorder.dir())?;
     // Only bugs whose steps were all replayed can be expected back.
     let expected: Vec<_> = original
@@ -102,18 +102,20 @@ fn replay() -> Result<bool> {
     let found = reproductions(&expected, until, &replayed.signals);
     for r in &found {
         match r.replayed_step {
-            Some(step) => println!(
+            Some(step) => gui_testing::say!(
                 "reproduced at step {step} (originally step {}): {}",
-                r.original_step, r.key
+                r.original_step,
+                r.key
             ),
-            None => println!(
+            None => gui_testing::say!(
                 "NOT reproduced (originally step {}): {}",
-                r.original_step, r.key
+                r.original_step,
+                r.key
             ),
         }
     }
     if found.is_empty() {
-        println!("the original run had no bug up to step {until}");
+        gui_testing::say!("the original run had no bug up to step {until}");
     }
     if cli.minimise {
         let mut all = Vec::new();
@@ -134,7 +136,7 @@ fn replay() -> Result<bool> {
                     continue;
                 }
             };
-            println!(
+            gui_testing::say!(
                 "minimised {} steps to {} in {} replays{}: {}",
                 m.original_steps,
                 m.steps.len(),
@@ -146,15 +148,15 @@ fn replay() -> Result<bool> {
                 },
                 m.key
             );
-            println!("  {}", m.replay_command());
+            gui_testing::say!("  {}", m.replay_command());
             all.push(m);
         }
         let path = recorder.dir().join("minimised.json");
         std::fs::write(&path, serde_json::to_vec_pretty(&all)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    println!("run folder: {}", recorder.dir().display());
-    println!("report: {}", write_report(recorder.dir())?.display());
+    gui_testing::say!("run folder: {}", recorder.dir().display());
+    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
     Ok(found.iter().all(|r| r.replayed_step.is_some()))
 }
 

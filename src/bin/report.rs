@@ -69,17 +69,17 @@ fn run(cli: &Cli) -> Result<i32> {
         ..HtmlOptions::default()
     };
     write(&html_path, render_html(&runs, &options)?.as_bytes())?;
-    println!("html: {}", html_path.display());
+    gui_testing::say!("html: {}", html_path.display());
     if let Some(path) = &cli.junit {
         write(path, junit_xml(&runs).as_bytes())?;
-        println!("junit: {}", path.display());
+        gui_testing::say!("junit: {}", path.display());
     }
     if let Some(path) = &cli.json {
         write(path, &serde_json::to_vec_pretty(&json_summary(&runs))?)?;
-        println!("json: {}", path.display());
+        gui_testing::say!("json: {}", path.display());
     }
     let bugs: usize = runs.iter().map(|r| r.signals.len()).sum();
-    println!(
+    gui_testing::say!(
         "{} run(s), {bugs} distinct signal(s){}",
         runs.len(),
         if runs.iter().all(RunFolder::is_complete) {

@@ -145,9 +145,9 @@ fn main() -> Result<()> {
         acc.calls,
         acc.prompt_tokens + acc.completion_tokens
     );
-    println!("{}", summary_line("visiondroid", &summary, &extra));
+    gui_testing::say!("{}", summary_line("visiondroid", &summary, &extra));
     for b in &bugs {
-        println!(
+        gui_testing::say!(
             "suspected bug at steps {:?} on {}: {}",
             b.steps,
             b.screens.join(", "),
@@ -162,8 +162,8 @@ fn main() -> Result<()> {
             explorer.failures()[0].reason
         );
     }
-    println!("run folder: {}", recorder.dir().display());
-    println!("report: {}", write_report(recorder.dir())?.display());
+    gui_testing::say!("run folder: {}", recorder.dir().display());
+    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
     Ok(())
 }
 
