@@ -36,12 +36,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         viewport: "800x600".into(),
         out: crate::root().join("target/desktop-compare"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
             "--apps" => o.apps = value.split(',').map(str::to_owned).collect(),
             "--seeds" => {
                 o.seeds = value
@@ -50,7 +46,7 @@ fn parse(rest: &[String]) -> Result<Options> {
                     .collect::<Result<_>>()?
             }
             "--steps" => o.steps = value.parse().context("--steps")?,
-            "--viewport" => o.viewport = value.clone(),
+            "--viewport" => o.viewport = value.to_owned(),
             "--out" => o.out = PathBuf::from(value),
             other => bail!("unknown option `{other}`\n{USAGE}"),
         }

@@ -51,12 +51,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         max_time: None,
         sanitizer: "none".into(),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
             "--runs" => o.runs = value.parse().context("--runs takes a number")?,
             "--targets" => {
                 o.targets = Some(
@@ -70,7 +66,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             }
             "--jobs" => o.jobs = value.parse().context("--jobs takes a number")?,
             "--max-time" => o.max_time = Some(value.parse().context("--max-time takes seconds")?),
-            "--sanitizer" => o.sanitizer = value.clone(),
+            "--sanitizer" => o.sanitizer = value.to_owned(),
             other => bail!("unknown option `{other}`\n{USAGE}"),
         }
     }

@@ -41,12 +41,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         max_events: 120,
         out: crate::root().join("target/greybox-bench"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
             "--apps" => o.apps = value.split(',').map(str::to_owned).collect(),
             "--configs" => o.configs = value.chars().filter(|c| *c != ',').collect(),
             "--max-events" => o.max_events = value.parse().context("--max-events")?,

@@ -45,12 +45,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         runs: 5,
         out: crate::root().join("target/louvain-bench"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
             "--nodes" => o.nodes = value.parse().context("--nodes takes a number")?,
             "--seed" => o.seed = value.parse().context("--seed takes a number")?,
             "--runs" => o.runs = value.parse().context("--runs takes a number")?,

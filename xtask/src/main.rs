@@ -174,6 +174,20 @@ pub(crate) fn build_release(bins: &[&str]) -> Result<PathBuf> {
     Ok(root().join("target/release"))
 }
 
+/// The options of a task whose flags all take a value, as `(flag, value)` pairs in order;
+/// a flag without its value is an error that shows `usage`.
+pub(crate) fn flag_values<'a>(rest: &'a [String], usage: &str) -> Result<Vec<(&'a str, &'a str)>> {
+    let mut pairs = Vec::new();
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let value = it
+            .next()
+            .with_context(|| format!("{flag} needs a value\n{usage}"))?;
+        pairs.push((flag.as_str(), value.as_str()));
+    }
+    Ok(pairs)
+}
+
 /// The median of `v`; NaN when empty.
 pub(crate) fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();

@@ -36,12 +36,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         seed: 1,
         out: crate::root().join("target/monkeypp-bench"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
             "--apps" => o.apps = value.split(',').map(str::to_owned).collect(),
             "--events" => o.events = value.parse().context("--events")?,
             "--seed" => o.seed = value.parse().context("--seed")?,

@@ -60,17 +60,13 @@ fn parse(rest: &[String]) -> Result<Options> {
         memory_capacity: None,
         out: crate::root().join("target/scale-bench"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
         let number = |v: &str| -> Result<u64> {
             v.parse()
                 .with_context(|| format!("{flag} takes a number, got `{v}`"))
         };
-        match flag.as_str() {
-            "--part" => o.part = value.clone(),
+        match flag {
+            "--part" => o.part = value.to_owned(),
             "--seed" => o.seed = number(value)?,
             "--steps" => o.steps = number(value)?,
             "--kills" => o.kills = number(value)? as usize,
@@ -128,6 +124,20 @@ fn fresh(o: &Options, name: &str) -> Result<PathBuf> {
         std::fs::remove_dir_all(&dir).with_context(|| dir.display().to_string())?;
     }
     Ok(dir)
+}
+
+/// `--device simulator --throttle 0 --steps N --seed S`: the simulator runs of this task.
+fn simulator_run<'a>(steps: &'a str, seed: &'a str) -> Vec<&'a str> {
+    vec![
+        "--device",
+        "simulator",
+        "--throttle",
+        "0",
+        "--steps",
+        steps,
+        "--seed",
+        seed,
+    ]
 }
 
 fn spawn(bin: &Path, tool: &str, args: &[&str], out: &Path) -> Result<Child> {
@@ -336,16 +346,7 @@ fn resume(o: &Options, bin: &Path) -> Result<String> {
     let (total, kill_at) = (300u64, 120u64);
     let seed = o.seed.to_string();
     let total_s = total.to_string();
-    let args = [
-        "--device",
-        "simulator",
-        "--throttle",
-        "0",
-        "--steps",
-        &total_s,
-        "--seed",
-        &seed,
-    ];
+    let args = simulator_run(&total_s, &seed);
     println!("resume: pirltest on the simulator, killed at step {kill_at}, resumed");
     let mut child = spawn(bin, "pirltest", &args, &dir)?;
     while steps_written(&dir) < kill_at {
@@ -507,20 +508,8 @@ fn memory(o: &Options, bin: &Path) -> Result<String> {
         .to_string();
     println!("memory: pirltest on the simulator for {steps} steps, memory capacity {capacity}");
     let t = Instant::now();
-    let args = [
-        "--device",
-        "simulator",
-        "--throttle",
-        "0",
-        "--steps",
-        &steps,
-        "--seed",
-        &seed,
-        "--progress",
-        "0",
-        "--memory-capacity",
-        &capacity,
-    ];
+    let mut args = simulator_run(&steps, &seed);
+    args.extend(["--progress", "0", "--memory-capacity", &capacity]);
     let mut child = spawn(bin, "pirltest", &args, &dir)?;
     let pid = child.id();
     // (steps done, resident MiB), sampled every second; the peak from the kernel.

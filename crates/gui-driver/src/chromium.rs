@@ -743,14 +743,10 @@ impl ChromiumDevice {
     }
 
     fn set_offline(&mut self, offline: bool) -> Result<()> {
-        if !self.network_enabled {
-            self.browser()?.call("Network.enable", json!({}))?;
+        for (method, params) in crate::offline_commands(self.network_enabled, offline) {
+            self.browser()?.call(method, params)?;
             self.network_enabled = true;
         }
-        self.browser()?.call(
-            "Network.emulateNetworkConditions",
-            json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
-        )?;
         self.offline = offline;
         Ok(())
     }

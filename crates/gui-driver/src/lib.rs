@@ -201,6 +201,24 @@ pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
+/// The DevTools commands that switch the network off or back on, with `Network.enable`
+/// first when it has not been sent yet. Chromium and WebDriver (through its DevTools
+/// passthrough) send the same ones.
+pub(crate) fn offline_commands(
+    network_enabled: bool,
+    offline: bool,
+) -> Vec<(&'static str, serde_json::Value)> {
+    let mut commands = Vec::with_capacity(2);
+    if !network_enabled {
+        commands.push(("Network.enable", serde_json::json!({})));
+    }
+    commands.push((
+        "Network.emulateNetworkConditions",
+        serde_json::json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
+    ));
+    commands
+}
+
 /// `text` with the user and password of any `scheme://user:password@host` in it replaced
 /// by `***`, for logs and run folders: grid URLs often carry an access key.
 pub fn redact_userinfo(text: &str) -> String {

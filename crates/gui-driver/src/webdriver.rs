@@ -734,14 +734,10 @@ impl WebDriverDevice {
     }
 
     fn set_offline(&mut self, offline: bool) -> Result<()> {
-        if !self.network_enabled {
-            self.devtools("Network.enable", json!({}))?;
+        for (method, params) in crate::offline_commands(self.network_enabled, offline) {
+            self.devtools(method, params)?;
             self.network_enabled = true;
         }
-        self.devtools(
-            "Network.emulateNetworkConditions",
-            json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
-        )?;
         self.offline = offline;
         Ok(())
     }

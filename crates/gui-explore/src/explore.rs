@@ -161,7 +161,7 @@ pub fn explore(
         throttle,
     };
     let outcome = run_worker(&shared, &mut parts, 0);
-    shared.finish(outcome, &[&parts])
+    shared.finish(outcome, &[Done::of(&parts)])
 }
 
 /// The device, strategy and throttle of one worker of [`explore_parallel`].
@@ -244,7 +244,7 @@ where
                         if outcome.is_err() {
                             shared.stop.store(true, Ordering::SeqCst);
                         }
-                        Ok((Some(Done::of(&mut parts)), outcome))
+                        Ok((Some(Done::of(&parts)), outcome))
                     })
                     .map_err(|e| Error::Config(format!("starting worker {i}: {e}")))
             })
@@ -275,7 +275,7 @@ where
         }
     }
     let outcome = first_error.map_or(Ok(()), Err);
-    shared.finish_with(outcome, &done)
+    shared.finish(outcome, &done)
 }
 
 /// Sets the flag when dropped during a panic.
@@ -297,7 +297,7 @@ struct Done {
 }
 
 impl Done {
-    fn of(parts: &mut WorkerParts<'_>) -> Self {
+    fn of(parts: &WorkerParts<'_>) -> Self {
         Self {
             strategy: parts.strategy.name().to_owned(),
             device: parts.device.describe(),
@@ -404,12 +404,7 @@ impl<'r> Shared<'r> {
                 .iter()
                 .filter(|e| e.event == "device_restarted" || e.event == "restart_failed")
                 .count() as u32;
-            state.resumed_at = prior
-                .events
-                .iter()
-                .filter(|e| e.event == "resumed")
-                .map(|e| e.after_step)
-                .collect();
+            state.resumed_at = prior.resumed_at();
             state.resumed_at.push(state.step);
             state.committed = state.step;
             let last = state.step;
@@ -478,20 +473,7 @@ impl<'r> Shared<'r> {
         Some(n + 1)
     }
 
-    fn finish(&self, outcome: Result<()>, parts: &[&WorkerParts<'_>]) -> Result<Summary> {
-        // Single-worker callers still own their parts; names only.
-        let done: Vec<Done> = parts
-            .iter()
-            .map(|p| Done {
-                strategy: p.strategy.name().to_owned(),
-                device: p.device.describe(),
-                throttle: p.throttle.name(),
-            })
-            .collect();
-        self.finish_with(outcome, &done)
-    }
-
-    fn finish_with(&self, outcome: Result<()>, done: &[Done]) -> Result<Summary> {
+    fn finish(&self, outcome: Result<()>, done: &[Done]) -> Result<Summary> {
         outcome?;
         let mut st = self.lock();
         let stopped_because = if self.config.steps.is_some_and(|n| st.step >= n) {
@@ -562,6 +544,9 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         strategy.on_restart();
     }
 
+    // The device's covered-function count at the last listing of names: coverage only
+    // grows, so an unchanged count means no new names and no listing is needed.
+    let mut listed_at = None;
     while let Some(claimed) = shared.claim() {
         let actions = device.supported_actions();
         let t = Instant::now();
@@ -614,7 +599,13 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         };
         outcome.timings.choose_ms = choose_ms;
         // Recorded in every run, so that a run resumed later can merge its coverage.
-        let functions = device.covered_functions().ok().flatten();
+        let count = outcome.coverage.map(|c| c.functions_covered);
+        let functions = if count.is_some() && count != listed_at {
+            listed_at = count;
+            device.covered_functions().ok().flatten()
+        } else {
+            None
+        };
         // Encoding is the slow part of saving: done before taking any lock.
         let png = encode(&shared.dir.join("screenshots"), &outcome.after)?;
 
@@ -808,13 +799,7 @@ fn replay(
         prior.signals.iter().map(|s| (s.key.as_str(), s)).collect();
     // Earlier resumptions: the worker's steps after each began on a fresh start screen.
     let mut starts: Vec<u64> = vec![0];
-    starts.extend(
-        prior
-            .events
-            .iter()
-            .filter(|e| e.event == "resumed")
-            .map(|e| e.after_step),
-    );
+    starts.extend(prior.resumed_at());
     let actions = device.supported_actions();
     let platform = device.platform();
     // The device is fresh: its viewport is the one every segment started with.

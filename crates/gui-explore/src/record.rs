@@ -119,6 +119,15 @@ impl Prior {
     pub fn last_step(&self) -> u64 {
         self.steps.last().map_or(0, |s| s.step)
     }
+
+    /// The steps after which the run was resumed before, from its `resumed` events.
+    pub fn resumed_at(&self) -> Vec<u64> {
+        self.events
+            .iter()
+            .filter(|e| e.event == "resumed")
+            .map(|e| e.after_step)
+            .collect()
+    }
 }
 
 /// A distinct signal, a line of `signals.jsonl`.

@@ -16,6 +16,7 @@
 //! Everything else is filtered out on the phone by the tag specs of
 //! [`LogcatReader::command`].
 
+use crate::desktop::traces::java_frame;
 use std::collections::{BTreeMap, HashSet};
 
 use gui_core::{Signal, SignalKind, StackFrame};
@@ -295,35 +296,6 @@ fn anr(body: &[&str], package: &str) -> Option<Signal> {
         }
     }
     Some(Signal::new(SignalKind::Crash, message, Vec::new()))
-}
-
-/// `\tat com.example.Foo.bar(Foo.java:12)`; the function is the qualified method.
-fn java_frame(line: &str) -> Option<StackFrame> {
-    let rest = line.trim_start();
-    if rest.len() == line.len() {
-        return None;
-    }
-    let rest = rest.strip_prefix("at ")?;
-    let open = rest.find('(')?;
-    let close = open + rest[open..].find(')')?;
-    let function = rest[..open].trim();
-    if function.is_empty() || function.contains(' ') {
-        return None;
-    }
-    let location = &rest[open + 1..close];
-    let (file, line_no) = match location.rsplit_once(':') {
-        Some((file, n)) => match n.parse() {
-            Ok(n) => (file, n),
-            Err(_) => (location, 0),
-        },
-        None => (location, 0),
-    };
-    Some(StackFrame {
-        function: function.to_owned(),
-        url: file.to_owned(),
-        line: line_no,
-        column: 0,
-    })
 }
 
 #[cfg(test)]

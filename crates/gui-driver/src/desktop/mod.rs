@@ -10,7 +10,7 @@
 //! code or signal, a clean `exit(0)` too: a tester has no way to tell a Quit button from
 //! an unexpected exit, and the exploration restarts the app either way.
 
-mod traces;
+pub(crate) mod traces;
 mod x11;
 mod xvfb;
 

@@ -190,8 +190,8 @@ impl TraceParser {
 
 /// `\tat pkg.Class.method(File.java:12)`, also with a module or loader prefix
 /// (`java.base/java.lang.Thread.run`, `app//Foo.bar`) and without a line
-/// (`Native Method`, `Unknown Source`).
-fn java_frame(line: &str) -> Option<StackFrame> {
+/// (`Native Method`, `Unknown Source`). Android's logcat prints its frames the same way.
+pub(crate) fn java_frame(line: &str) -> Option<StackFrame> {
     let rest = line.trim_start();
     if rest.len() == line.len() {
         return None;
