@@ -264,11 +264,6 @@ impl RunRecorder {
         self.prior.as_ref()
     }
 
-    /// Whether this recorder continues an earlier run.
-    pub fn is_resumed(&self) -> bool {
-        self.prior.is_some()
-    }
-
     pub fn dir(&self) -> &Path {
         &self.dir
     }
