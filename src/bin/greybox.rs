@@ -54,6 +54,11 @@ struct Cli {
     /// Generate and print the sequences; do not replay them.
     #[arg(long)]
     dry_run: bool,
+    /// Build the EDG with Algorithm 1 alone: keep edges whose fields an event in between
+    /// overwrites (see `Edg::drop_overwritten`) and leave out the effects the ripper
+    /// observed (navigation listeners on the web).
+    #[arg(long)]
+    plain_edg: bool,
     /// Extra names of app functions that register event handlers (like todomvc's `$on`).
     #[arg(long, value_delimiter = ',')]
     helpers: Vec<String>,
@@ -227,8 +232,17 @@ fn main() -> Result<()> {
     write_json(&dir.join("efg.json"), &efg)?;
 
     // 2. The event-dependency graph (Algorithm 1).
-    let rw: Vec<ReadWrite> = efg.events.iter().map(|e| app.read_write(e)).collect();
-    let edg = Edg::build(&rw);
+    let rw: Vec<ReadWrite> = if cli.plain_edg {
+        efg.events.iter().map(|e| app.read_write(e)).collect()
+    } else {
+        efg.read_writes(|e| app.read_write(e))
+    };
+    let mut edg = Edg::build(&rw);
+    let overwritten = if cli.plain_edg {
+        0
+    } else {
+        edg.drop_overwritten(&efg, &rw)
+    };
     write_json(
         &dir.join("edg.json"),
         &json!({
@@ -254,7 +268,7 @@ fn main() -> Result<()> {
             .collect::<Vec<_>>(),
     )?;
     eprintln!(
-        "greybox: {mode}: {} test cases from {} {} in {:.2} ms ({:.4} ms each); EDG {} edges",
+        "greybox: {mode}: {} test cases from {} {} in {:.2} ms ({:.4} ms each); EDG {} edges ({overwritten} dropped as overwritten on the way, {} events with observed effects)",
         p.generated.sequences.len(),
         p.abstract_sequences,
         if matches!(mode, Mode::Greybox { .. }) {
@@ -264,7 +278,8 @@ fn main() -> Result<()> {
         },
         p.generation_ms,
         p.generation_ms / p.generated.sequences.len().max(1) as f64,
-        edg.edge_count()
+        edg.edge_count(),
+        efg.effects.len()
     );
     if cli.dry_run {
         for s in &cases {
@@ -287,6 +302,8 @@ fn main() -> Result<()> {
         "events": efg.len(),
         "efg_edges": efg.edge_count(),
         "edg_edges": edg.edge_count(),
+        "edg_dropped_overwritten": overwritten,
+        "events_with_effects": efg.effects.len(),
         "sequences": p.generated.sequences.len(),
         "replayed": cases.len(),
         "broken": out.broken,

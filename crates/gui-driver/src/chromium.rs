@@ -351,6 +351,20 @@ impl ScreencastFrame {
 }
 
 impl ChromiumDevice {
+    /// The app's functions that ran since the previous coverage take (of this call or of
+    /// [`Device::coverage`]), as [`JsCoverage::ran_in`] gives them; what ran still counts
+    /// toward the run's coverage. `None` when coverage is off.
+    pub fn functions_run(&mut self) -> Result<Option<Vec<crate::jscov::RanFunction>>> {
+        if !self.config.coverage {
+            return Ok(None);
+        }
+        let r = self
+            .browser()?
+            .call("Profiler.takePreciseCoverage", json!({}))?;
+        self.coverage.add_take(&r["result"]);
+        Ok(Some(self.coverage.ran_in(&r["result"])))
+    }
+
     /// Starts a fresh Chromium with its own profile and opens `url`.
     ///
     /// Fails with [`Error::BrowserNotFound`] when no Chromium is installed and with

@@ -10,6 +10,34 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use gui_core::CoverageSnapshot;
 use serde_json::Value;
 
+/// A function that ran during one coverage take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RanFunction {
+    /// The script's URL.
+    pub url: String,
+    /// V8's `(start, end, count)` ranges in UTF-16 offsets of the script's source: first
+    /// the whole function, then blocks inside it whose count differs from their parent's
+    /// (count 0: the block did not run in this take).
+    pub ranges: Vec<(u64, u64, u64)>,
+}
+
+impl RanFunction {
+    /// Where the function starts in its script.
+    pub fn start(&self) -> u64 {
+        self.ranges.first().map_or(0, |r| r.0)
+    }
+
+    /// Whether the code at `offset` ran in this take: the count of the innermost range
+    /// around it is not 0. Offsets outside the function did not run as part of it.
+    pub fn executed(&self, offset: u64) -> bool {
+        self.ranges
+            .iter()
+            .filter(|(a, b, _)| *a <= offset && offset < *b)
+            .min_by_key(|(a, b, _)| b - a)
+            .is_some_and(|r| r.2 > 0)
+    }
+}
+
 /// Coverage of the scripts whose URL starts with one origin (the app's own scripts; the
 /// tool's evaluations have no URL and other origins are third parties).
 #[derive(Debug, Clone, Default)]
@@ -81,6 +109,49 @@ impl JsCoverage {
                 .collect();
             entry.add_take(&functions);
         }
+    }
+
+    /// The functions of this origin's scripts that ran during one take (the `result`
+    /// array of `Profiler.takePreciseCoverage`), with their block ranges. Script bodies
+    /// (ranges starting at 0) are left out: they are not functions a handler calls.
+    pub fn ran_in(&self, take: &Value) -> Vec<RanFunction> {
+        let mut ran = Vec::new();
+        for script in take.as_array().into_iter().flatten() {
+            let url = script.get("url").and_then(Value::as_str).unwrap_or("");
+            if url.is_empty() || Self::origin_of(url) != self.origin {
+                continue;
+            }
+            for f in script
+                .get("functions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let ranges: Vec<(u64, u64, u64)> = f
+                    .get("ranges")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| {
+                        Some((
+                            r.get("startOffset")?.as_u64()?,
+                            r.get("endOffset")?.as_u64()?,
+                            r.get("count")?.as_u64()?,
+                        ))
+                    })
+                    .collect();
+                if let Some(&(start, _, count)) = ranges.first()
+                    && start > 0
+                    && count > 0
+                {
+                    ran.push(RanFunction {
+                        url: url.to_owned(),
+                        ranges,
+                    });
+                }
+            }
+        }
+        ran
     }
 
     pub fn snapshot(&self) -> CoverageSnapshot {

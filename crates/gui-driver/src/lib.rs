@@ -59,7 +59,7 @@ pub use desktop::{
     DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb, main_window,
 };
 pub use error::{Error, Result};
-pub use jscov::JsCoverage;
+pub use jscov::{JsCoverage, RanFunction};
 pub use serve::StaticServer;
 pub use simulator::{
     FUNCTION_BYTES, HEADER_HEIGHT, SimApp, SimFault, SimPage, SimWidget, Simulator,

@@ -3,7 +3,7 @@
 use gui_core::{Action, ActionKind, ActionParam, Point, Target};
 use gui_driver::Device;
 
-use crate::{Event, EventKind, Result};
+use crate::{Event, EventKind, ReadWrite, Result};
 
 /// An event the GUI offers at this moment, and where to fire it.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +52,21 @@ pub trait GreyboxApp {
         let action = live.action(input);
         self.device().perform(&action)?;
         self.settle()
+    }
+
+    /// Starts watching what the app runs, so that [`observed_effects`](Self::observed_effects)
+    /// can tell what the next event set off. By default there is nothing to watch.
+    fn start_observing(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// What the app ran since [`start_observing`](Self::start_observing) that the static
+    /// analysis of the event's own handlers cannot see, as reads and writes; `None` when
+    /// nothing of the kind ran (or the app cannot watch itself, the default). The ripper
+    /// calls this around each event it fires and keeps the answer in
+    /// [`Efg::effects`](crate::Efg::effects).
+    fn observed_effects(&mut self) -> Result<Option<ReadWrite>> {
+        Ok(None)
     }
 
     /// Waits until the GUI has handled the last event and redrawn.

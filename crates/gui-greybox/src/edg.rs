@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ReadWrite;
+use crate::{Efg, ReadWrite};
 
 /// ⟨E, ψ⟩: the same events as the EFG (by index) and weighted edges e → e' where the
 /// handler of e writes fields the handler of e' reads.
@@ -43,6 +43,40 @@ impl Edg {
         edg
     }
 
+    /// Drops the fields of each edge e → e' that an event in between overwrites, and the
+    /// edges left with none; returns how many edges went. "In between" are the events
+    /// Algorithm 3 inserts to get from e to e': the inner events of the shortest EFG path
+    /// ([`Efg::shortest_path`], the same path the test case will take). A value e writes
+    /// that such an event writes again never reaches e' in that test case, so the pair
+    /// tests nothing Algorithm 1's weight promised. Without this, on the web every
+    /// navigation writes and reads the router's current screen, and every pair of screens
+    /// would look dependent although the way from one to the other always passes home.
+    /// Pairs with no EFG path keep their fields (Algorithm 3 splits them anyway).
+    pub fn drop_overwritten(&mut self, efg: &Efg, rw: &[ReadWrite]) -> usize {
+        let mut dropped = 0;
+        for (e, successors) in self.edges.iter_mut().enumerate() {
+            successors.retain(|&e2, weight| {
+                let Some(path) = efg.shortest_path(e, e2) else {
+                    return true;
+                };
+                let inner = &path[1..path.len() - 1];
+                let Some(fields) = self.fields.get_mut(&(e, e2)) else {
+                    return true;
+                };
+                fields.retain(|f| !inner.iter().any(|&i| rw[i].writes.contains(f)));
+                *weight = fields.len();
+                if fields.is_empty() {
+                    self.fields.remove(&(e, e2));
+                    dropped += 1;
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        dropped
+    }
+
     pub fn len(&self) -> usize {
         self.edges.len()
     }
@@ -74,5 +108,58 @@ impl Edg {
             edg.edges[a].insert(b, w);
         }
         edg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Event, EventKind};
+
+    fn rw(reads: &[&str], writes: &[&str]) -> ReadWrite {
+        ReadWrite {
+            reads: reads.iter().map(|s| s.to_string()).collect(),
+            writes: writes.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Two screens reached from home: `a` opens screen A, `back` returns home, `b` opens
+    /// screen B. Every navigation reads and writes the router's `route`; `a` also starts a
+    /// timer that `back` stops.
+    #[test]
+    fn a_field_rewritten_on_the_way_does_not_make_an_edge() {
+        let mut efg = Efg::default();
+        for id in ["a", "b", "back"] {
+            efg.add_event(Event {
+                id: id.into(),
+                label: id.into(),
+                window: "home".into(),
+                kind: EventKind::Click,
+                handlers: vec![],
+            });
+        }
+        let (a, b, back) = (0, 1, 2);
+        efg.initial.extend([a, b]);
+        efg.follows[a].insert(back);
+        efg.follows[b].insert(back);
+        efg.follows[back].extend([a, b]);
+        let rws = vec![
+            rw(&["route"], &["route", "timer"]),
+            rw(&["route"], &["route"]),
+            rw(&["route", "timer"], &["route", "timer"]),
+        ];
+        let mut edg = Edg::build(&rws);
+        assert_eq!(edg.edge_count(), 9);
+        let dropped = edg.drop_overwritten(&efg, &rws);
+        // a -> back and b -> back follow directly; back -> a and back -> b too. a -> b
+        // passes `back`, which rewrites the route, and so do the self pairs.
+        assert_eq!(dropped, 5);
+        assert_eq!(edg.weight(a, back), Some(2));
+        assert_eq!(edg.weight(b, back), Some(1));
+        assert_eq!(edg.weight(back, a), Some(1));
+        assert_eq!(edg.weight(back, b), Some(1));
+        assert_eq!(edg.weight(a, b), None);
+        assert_eq!(edg.weight(back, back), None);
+        assert_eq!(edg.fields[&(a, back)], ["route", "timer"]);
     }
 }

@@ -192,6 +192,20 @@ pub struct JsFunction {
     pub own: ReadWrite,
     /// Resolved callees, indices into [`JsAnalysis::functions`].
     pub calls: Vec<usize>,
+    /// Each read and write of `own`, where it happens, in source order: which of them a
+    /// run executed follows from V8's block coverage of that run.
+    #[serde(skip)]
+    pub accesses: Vec<Access>,
+}
+
+/// One read or write of an access path in a function's own body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// Byte offset in the script's source of the innermost expression that makes the
+    /// access.
+    pub offset: u32,
+    pub path: String,
+    pub write: bool,
 }
 
 /// One event registration found in the source.
@@ -414,14 +428,14 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
 
     // Built-in mutations, e.g. `items.push(x)`; a call that reaches an application method
     // is followed instead.
-    let mutations: Vec<Vec<&String>> = raw
+    let mutations: Vec<Vec<(&String, u32)>> = raw
         .iter()
         .map(|function| {
             function
                 .mutations
                 .iter()
-                .filter(|(key, _)| resolver.all(key).is_empty())
-                .flat_map(|(_, writes)| writes)
+                .filter(|(key, _, _)| resolver.all(key).is_empty())
+                .flat_map(|(_, writes, at)| writes.iter().map(|w| (w, *at)))
                 .collect()
         })
         .collect();
@@ -429,8 +443,8 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
         mutations
             .iter()
             .flatten()
-            .filter(|w| !w.contains(['.', '[']))
-            .map(|w| w.to_string()),
+            .filter(|(w, _)| !w.contains(['.', '[']))
+            .map(|(w, _)| w.to_string()),
     );
 
     let script_name = |index: usize| scripts[index].name.clone();
@@ -439,9 +453,21 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
     for (index, function) in raw.iter().enumerate() {
         let mut own = function.own.clone();
         own.writes
-            .extend(mutations[index].iter().map(|w| w.to_string()));
-        own.reads
-            .retain(|path| path.contains(['.', '[']) || variables.contains(path));
+            .extend(mutations[index].iter().map(|(w, _)| w.to_string()));
+        let kept = |path: &String| path.contains(['.', '[']) || variables.contains(path);
+        own.reads.retain(kept);
+        let mut accesses: Vec<Access> = function
+            .accesses
+            .iter()
+            .filter(|a| a.write || kept(&a.path))
+            .cloned()
+            .chain(mutations[index].iter().map(|(w, offset)| Access {
+                offset: *offset,
+                path: w.to_string(),
+                write: true,
+            }))
+            .collect();
+        accesses.sort_by_key(|a| a.offset);
         let mut calls: Vec<usize> = function
             .direct
             .iter()
@@ -458,6 +484,7 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
             column: function.start.1,
             own,
             calls,
+            accesses,
         });
         extents.push((function.start, function.end));
     }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use crate::{Error, ReadWrite, Result};
 
 /// How an event is fired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -60,6 +60,12 @@ pub struct Efg {
     pub initial: BTreeSet<usize>,
     /// δ as successor sets: `follows[e]` holds every e' with (e, e') ∈ δ.
     pub follows: Vec<BTreeSet<usize>>,
+    /// What the ripper saw an event run beyond its handlers' own code, by event index: on
+    /// the web, the navigation listeners (`hashchange`, `popstate`) a click set off and
+    /// everything they called (see [`GreyboxApp::observed_effects`](crate::GreyboxApp)).
+    /// [`Efg::read_writes`] adds them to the handlers' reads and writes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub effects: BTreeMap<usize, ReadWrite>,
 }
 
 impl Efg {
@@ -109,6 +115,11 @@ impl Efg {
                     "event {e} is followed by {s}, which does not exist"
                 ));
             }
+        }
+        if let Some(e) = self.effects.keys().find(|&&e| e >= n) {
+            return bad(format!(
+                "effects are recorded for event {e}, which does not exist"
+            ));
         }
         let mut ids = BTreeSet::new();
         for e in &self.events {
@@ -175,6 +186,33 @@ impl Efg {
             }
         }
         g
+    }
+
+    /// The reads and writes Algorithm 1 takes, one per event: `handlers(e)` (the static
+    /// analysis of e's handlers) plus the effects the ripper observed for e.
+    ///
+    /// Observed writes all count. Observed reads count only of fields that some event's
+    /// observed effects write: the router's own state (the current screen, the timers a
+    /// screen starts on entry and stops on exit). The other reads a navigation makes are
+    /// of the entered screen's data, which that screen's own events write and render
+    /// themselves as they change it, so pairing every such event with the navigation
+    /// that re-enters the screen would run the same rendering again; and of guards such
+    /// as "is a dialog open", which every navigation checks and every dialog writes.
+    pub fn read_writes(&self, mut handlers: impl FnMut(&Event) -> ReadWrite) -> Vec<ReadWrite> {
+        let routed: BTreeSet<&String> = self.effects.values().flat_map(|rw| &rw.writes).collect();
+        self.events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let mut rw = handlers(e);
+                if let Some(seen) = self.effects.get(&i) {
+                    rw.writes.extend(seen.writes.iter().cloned());
+                    rw.reads
+                        .extend(seen.reads.iter().filter(|f| routed.contains(f)).cloned());
+                }
+                rw
+            })
+            .collect()
     }
 
     /// Event ids of a sequence, for printing and snapshots.

@@ -111,6 +111,7 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
                 current = None;
                 continue;
             };
+            app.start_observing()?;
             if let Err(e) = app.fire(&target, &config.input) {
                 // The event hung or killed the app: it stays in the EFG with no
                 // successors, and the next event starts from a reset app.
@@ -121,9 +122,13 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
                 continue;
             }
             fired += 1;
+            let effects = app.observed_effects()?;
             signals.extend(app.device().drain_signals()?);
             let after = app.available()?;
             let from = efg.add_event(target.event.clone());
+            if let Some(effects) = effects {
+                efg.effects.entry(from).or_default().merge(&effects);
+            }
             for next in &after {
                 let to = efg.add_event(next.event.clone());
                 efg.follows[from].insert(to);

@@ -26,12 +26,29 @@
 //! functions have no source text and are skipped. When none of an element's listeners
 //! could be located (bound functions, framework dispatchers), the static registrations of
 //! [`JsAnalysis::handlers`] whose selector the element matches are used instead.
+//!
+//! # What navigation sets off
+//!
+//! A click that changes the URL's hash (a link to `#/list`, a handler assigning
+//! `location.hash`) returns before the page reacts: the browser then fires `hashchange`
+//! (and `popstate`), and the app's router leaves the old screen and enters the new one.
+//! No field flows from the click handler into the router, so the static analysis alone
+//! never sees that leaving the feed screen stops the feed's timer. Following the router
+//! statically does not help either: it reaches every screen's code, and every navigation
+//! would depend on every event. The ripper instead watches each event it fires (V8's
+//! per-function call counts between two coverage takes): when one of the page's navigation
+//! listeners ran, the event's observed effects are the reads and writes the app's code
+//! executed: each access the analysis found in a function that ran counts when V8's block
+//! coverage of that take says the code around it ran. That is the router, the one screen
+//! it left and the one it entered, and only the branches taken (`closeHelp` on a screen
+//! without help open reads `state.helpOpen` and returns). Navigation listeners are the page's static `hashchange`/`popstate`
+//! registrations and those DevTools reports on `window` (jQuery's table included).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use gui_core::Point;
-use gui_driver::{ChromiumDevice, Device};
+use gui_driver::{ChromiumDevice, Device, RanFunction};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -77,7 +94,18 @@ pub struct WebApp {
     statics: Vec<(String, HandlerRef)>,
     /// `statics`' selectors as a JSON array, handed to the page.
     statics_json: String,
+    /// The page's navigation listeners (`hashchange`, `popstate`), as analysed functions.
+    navigation: BTreeSet<usize>,
+    /// Per script name, the UTF-16 offset where each line starts (V8 coverage counts
+    /// offsets, the analysis lines and columns).
+    line_starts: HashMap<String, Vec<u64>>,
+    /// Per script name with non-ASCII text, the UTF-16 offset of each byte offset (the
+    /// analysis counts bytes); ASCII scripts count both alike.
+    utf16_at: HashMap<String, Vec<u32>>,
 }
+
+/// The browser events that mean "the URL changed": their listeners are the app's router.
+const NAVIGATION_EVENTS: [&str; 2] = ["hashchange", "popstate"];
 
 #[derive(Debug, Deserialize)]
 struct Found {
@@ -124,7 +152,16 @@ impl WebApp {
         let statics_json =
             serde_json::to_string(&statics.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>())
                 .expect("strings serialise");
-        Ok(WebApp {
+        let line_starts = scripts
+            .iter()
+            .map(|s| (s.name.clone(), utf16_line_starts(&s.source)))
+            .collect();
+        let utf16_at = scripts
+            .iter()
+            .filter(|s| !s.source.is_ascii())
+            .map(|s| (s.name.clone(), utf16_offsets(&s.source)))
+            .collect();
+        let mut app = WebApp {
             device,
             scripts,
             analysis,
@@ -132,7 +169,55 @@ impl WebApp {
             located: HashMap::new(),
             statics,
             statics_json,
-        })
+            navigation: BTreeSet::new(),
+            line_starts,
+            utf16_at,
+        };
+        app.navigation = app.navigation_listeners()?;
+        Ok(app)
+    }
+
+    /// The page's navigation listeners: static registrations for `hashchange`/`popstate`
+    /// and the listeners DevTools (and jQuery's table) report on `window`.
+    fn navigation_listeners(&mut self) -> Result<BTreeSet<usize>> {
+        let mut found: BTreeSet<usize> = self
+            .analysis
+            .handlers()
+            .iter()
+            .filter(|h| NAVIGATION_EVENTS.contains(&h.event_type.as_str()))
+            .filter_map(|h| h.function)
+            .collect();
+        let expr = format!(
+            "(() => {{ const types = {types:?}; const out = []; \
+               let ls = {{}}; try {{ ls = getEventListeners(window) || {{}}; }} catch (e) {{ }} \
+               for (const t of types) for (const l of (ls[t] || [])) out.push(String(l.listener)); \
+               const jq = window.jQuery; const ev = jq && jq._data ? jq._data(window, 'events') : null; \
+               if (ev) for (const t of types) for (const h of (ev[t] || [])) out.push(String(h.handler)); \
+               return out; }})()",
+            types = NAVIGATION_EVENTS
+        );
+        let sources = self.device.evaluate_with_command_line_api(&expr)?;
+        for source in sources.as_array().into_iter().flatten() {
+            if let Some(HandlerRef::Js {
+                script,
+                line,
+                column,
+            }) = source.as_str().and_then(|src| self.locate(src))
+                && let Some(f) = self.analysis.function_at(&script, line, column)
+            {
+                found.insert(f);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The analysed function a V8 coverage range starting at `offset` of `script` is.
+    fn function_at_offset(&self, script: &str, offset: u64) -> Option<usize> {
+        let starts = self.line_starts.get(script)?;
+        let line = starts.partition_point(|&s| s <= offset).checked_sub(1)?;
+        let column = offset - starts[line];
+        self.analysis
+            .function_at(script, line as u32, column as u32)
     }
 
     pub fn with_settle(mut self, settle: WebSettle) -> WebApp {
@@ -265,6 +350,46 @@ impl GreyboxApp for WebApp {
         self.wait_quiet(self.settle.quiet, self.settle.cap)
     }
 
+    fn start_observing(&mut self) -> Result<()> {
+        self.device.functions_run()?;
+        Ok(())
+    }
+
+    /// When a navigation listener ran, the reads and writes the app's functions executed
+    /// (see the module documentation); otherwise `None`.
+    fn observed_effects(&mut self) -> Result<Option<ReadWrite>> {
+        let Some(ran) = self.device.functions_run()? else {
+            return Ok(None);
+        };
+        let ran: Vec<(usize, &RanFunction)> = ran
+            .iter()
+            .filter_map(|r| Some((self.function_at_offset(&r.url, r.start())?, r)))
+            .collect();
+        if !ran.iter().any(|(f, _)| self.navigation.contains(f)) {
+            return Ok(None);
+        }
+        let mut rw = ReadWrite::default();
+        for (f, run) in ran {
+            let function = &self.analysis.functions()[f];
+            let utf16 = self.utf16_at.get(&function.script);
+            for access in &function.accesses {
+                let at = utf16.map_or(access.offset, |t| {
+                    t.get(access.offset as usize).copied().unwrap_or(u32::MAX)
+                });
+                if !run.executed(u64::from(at)) {
+                    continue;
+                }
+                let set = if access.write {
+                    &mut rw.writes
+                } else {
+                    &mut rw.reads
+                };
+                set.insert(access.path.clone());
+            }
+        }
+        Ok(Some(rw))
+    }
+
     fn finish(&mut self) -> Result<()> {
         self.wait_quiet(self.settle.end_quiet, self.settle.end_cap)
     }
@@ -291,6 +416,32 @@ impl WebApp {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// The UTF-16 offset of every byte offset of `source` (bytes inside a character get the
+/// character's offset), with one entry past the end.
+fn utf16_offsets(source: &str) -> Vec<u32> {
+    let mut table = Vec::with_capacity(source.len() + 1);
+    let mut at = 0u32;
+    for c in source.chars() {
+        table.extend(std::iter::repeat_n(at, c.len_utf8()));
+        at += c.len_utf16() as u32;
+    }
+    table.push(at);
+    table
+}
+
+/// Where each line of `source` starts, in UTF-16 units from the start.
+fn utf16_line_starts(source: &str) -> Vec<u64> {
+    let mut starts = vec![0];
+    let mut at = 0u64;
+    for c in source.chars() {
+        at += c.len_utf16() as u64;
+        if c == '\n' {
+            starts.push(at);
+        }
+    }
+    starts
 }
 
 /// The page's own scripts: external ones from the page's origin (fetched by the page

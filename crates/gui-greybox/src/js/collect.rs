@@ -41,7 +41,9 @@ pub(super) struct RawFunction {
     pub direct: Vec<usize>,
     /// Writes of built-in mutating methods (`push`, ..), kept only when the call reaches no
     /// application function.
-    pub mutations: Vec<(CallKey, Vec<String>)>,
+    pub mutations: Vec<(CallKey, Vec<String>, u32)>,
+    /// Every read and write of `own` (and the mutations), where it happens.
+    pub accesses: Vec<super::Access>,
 }
 
 /// A call site, to be resolved once every script's functions are known.
@@ -118,6 +120,7 @@ pub(super) fn collect_script(
         inherit_this: None,
         fn_by_start: HashMap::new(),
         callback_starts: HashSet::new(),
+        at: 0,
     };
     collector.visit_program(&parsed.program);
     Ok(())
@@ -265,6 +268,9 @@ struct Collector<'a, 'o> {
     /// Starts of function literals about to be visited that run on behalf of the current
     /// function.
     callback_starts: HashSet<u32>,
+    /// Byte offset of the innermost expression being visited: where the reads and writes
+    /// recorded now happen.
+    at: u32,
 }
 
 const MUTATORS: &[&str] = &[
@@ -419,6 +425,49 @@ fn selector_of_root(root: &str) -> Option<String> {
 }
 
 impl<'a> Collector<'a, '_> {
+    /// The work of `visit_expression`, which first notes where the expression is.
+    fn expression(&mut self, expression: &Expression<'a>) {
+        match expression {
+            Expression::FunctionExpression(function) => self.analyse_function(function, None),
+            Expression::ArrowFunctionExpression(arrow) => self.analyse_arrow(arrow, None),
+            Expression::ClassExpression(class) => self.analyse_class(class),
+            Expression::Identifier(id) => match self.resolve(id.name.as_str()) {
+                Resolved::Alias(
+                    Alias {
+                        path: Some((path, root)),
+                        ..
+                    },
+                    _,
+                ) if !is_lone_owner(&path, &root) => self.record_read(&path),
+                Resolved::Closure => {
+                    self.out.variables.insert(id.name.to_string());
+                    self.record_read(&[id.name.to_string()]);
+                }
+                Resolved::TopLevel | Resolved::Global => self.record_read(&[id.name.to_string()]),
+                _ => {}
+            },
+            Expression::StaticMemberExpression(_)
+            | Expression::ComputedMemberExpression(_)
+            | Expression::PrivateFieldExpression(_) => match self.path_of(expression) {
+                Some((path, _)) => {
+                    self.record_read(&path);
+                    self.visit_path_parts(expression);
+                }
+                None => walk::walk_expression(self, expression),
+            },
+            Expression::ChainExpression(chain) => match &chain.expression {
+                ChainElement::CallExpression(call) => self.visit_call_expression(call),
+                _ => match self.path_of(expression) {
+                    Some((path, _)) => {
+                        self.record_read(&path);
+                        self.visit_path_parts(expression);
+                    }
+                    None => walk::walk_expression(self, expression),
+                },
+            },
+            _ => walk::walk_expression(self, expression),
+        }
+    }
     /// Source text of a node, on one line.
     fn text(&self, span: Span) -> String {
         let text = self
@@ -438,14 +487,22 @@ impl<'a> Collector<'a, '_> {
     }
 
     fn record_read(&mut self, path: &[String]) {
+        let offset = self.at;
         let Some(function) = self.current() else {
             return;
         };
-        if path.len() == 1 {
-            function.own.reads.insert(path[0].clone());
-        }
-        for n in 2..=path.len() {
-            function.own.reads.insert(join(path[..n].iter()));
+        let reads: Vec<String> = if path.len() == 1 {
+            vec![path[0].clone()]
+        } else {
+            (2..=path.len()).map(|n| join(path[..n].iter())).collect()
+        };
+        for read in reads {
+            function.accesses.push(super::Access {
+                offset,
+                path: read.clone(),
+                write: false,
+            });
+            function.own.reads.insert(read);
         }
     }
 
@@ -453,15 +510,28 @@ impl<'a> Collector<'a, '_> {
         if path.len() == 1 {
             self.out.variables.insert(path[0].clone());
         }
+        let offset = self.at;
         let Some(function) = self.current() else {
             return;
         };
         // Only the assigned path is written; the objects on the way to it are read, as
         // `GETFIELD mainWindow` and then `PUTFIELD text` in Listing 2.
         for n in 2..path.len() {
-            function.own.reads.insert(join(path[..n].iter()));
+            let read = join(path[..n].iter());
+            function.accesses.push(super::Access {
+                offset,
+                path: read.clone(),
+                write: false,
+            });
+            function.own.reads.insert(read);
         }
-        function.own.writes.insert(join(path.iter()));
+        let written = join(path.iter());
+        function.accesses.push(super::Access {
+            offset,
+            path: written.clone(),
+            write: true,
+        });
+        function.own.writes.insert(written);
     }
 
     /// `path.push(x)` and the like write `path`, unless the call reaches an application
@@ -472,8 +542,9 @@ impl<'a> Collector<'a, '_> {
         } else {
             (2..=path.len()).map(|n| join(path[..n].iter())).collect()
         };
+        let at = self.at;
         if let Some(function) = self.current() {
-            function.mutations.push((key.clone(), writes));
+            function.mutations.push((key.clone(), writes, at));
         }
     }
 
@@ -680,6 +751,7 @@ impl<'a> Collector<'a, '_> {
             calls: Vec::new(),
             direct: Vec::new(),
             mutations: Vec::new(),
+            accesses: Vec::new(),
         });
         self.fn_by_start.insert(span.start, index);
         index
@@ -1252,46 +1324,9 @@ impl<'a> Visit<'a> for Collector<'a, '_> {
     }
 
     fn visit_expression(&mut self, expression: &Expression<'a>) {
-        match expression {
-            Expression::FunctionExpression(function) => self.analyse_function(function, None),
-            Expression::ArrowFunctionExpression(arrow) => self.analyse_arrow(arrow, None),
-            Expression::ClassExpression(class) => self.analyse_class(class),
-            Expression::Identifier(id) => match self.resolve(id.name.as_str()) {
-                Resolved::Alias(
-                    Alias {
-                        path: Some((path, root)),
-                        ..
-                    },
-                    _,
-                ) if !is_lone_owner(&path, &root) => self.record_read(&path),
-                Resolved::Closure => {
-                    self.out.variables.insert(id.name.to_string());
-                    self.record_read(&[id.name.to_string()]);
-                }
-                Resolved::TopLevel | Resolved::Global => self.record_read(&[id.name.to_string()]),
-                _ => {}
-            },
-            Expression::StaticMemberExpression(_)
-            | Expression::ComputedMemberExpression(_)
-            | Expression::PrivateFieldExpression(_) => match self.path_of(expression) {
-                Some((path, _)) => {
-                    self.record_read(&path);
-                    self.visit_path_parts(expression);
-                }
-                None => walk::walk_expression(self, expression),
-            },
-            Expression::ChainExpression(chain) => match &chain.expression {
-                ChainElement::CallExpression(call) => self.visit_call_expression(call),
-                _ => match self.path_of(expression) {
-                    Some((path, _)) => {
-                        self.record_read(&path);
-                        self.visit_path_parts(expression);
-                    }
-                    None => walk::walk_expression(self, expression),
-                },
-            },
-            _ => walk::walk_expression(self, expression),
-        }
+        let outer = std::mem::replace(&mut self.at, expression.span().start);
+        self.expression(expression);
+        self.at = outer;
     }
 
     fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
