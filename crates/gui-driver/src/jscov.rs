@@ -290,6 +290,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn functions_that_ran_come_with_the_blocks_they_skipped() {
+        let c = JsCoverage::new("http://127.0.0.1:9");
+        let ran = c.ran_in(&take(json!([
+            { "ranges": [{ "startOffset": 0, "endOffset": 100, "count": 1 }] },
+            { "ranges": [{ "startOffset": 10, "endOffset": 40, "count": 2 },
+                         { "startOffset": 20, "endOffset": 30, "count": 0 }] },
+            { "ranges": [{ "startOffset": 50, "endOffset": 60, "count": 0 }] }
+        ])));
+        // The script body and the function that did not run are left out, and so is
+        // every script of another origin.
+        assert_eq!(ran.len(), 1);
+        let f = &ran[0];
+        assert_eq!(
+            (f.url.as_str(), f.start()),
+            ("http://127.0.0.1:9/app.js", 10)
+        );
+        assert!(f.executed(12) && f.executed(35));
+        assert!(!f.executed(25), "inside the skipped block");
+        assert!(!f.executed(45), "outside the function");
+    }
+
     fn take(fns: Value) -> Value {
         json!([{ "url": "http://127.0.0.1:9/app.js", "functions": fns },
                { "url": "http://elsewhere:1/lib.js", "functions": [

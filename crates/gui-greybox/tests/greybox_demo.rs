@@ -1,7 +1,8 @@
 //! The grey-box pipeline on the bundled demo app in real Chromium: the cross-screen data
 //! dependency of bug F (notifications off, then the home counter) is chained by the
 //! grey-box generator (configuration D) and found by replaying it, while no black-box
-//! test case of length 2 (configuration B) even contains the two events.
+//! test case of length 2 (configuration B) even contains the two events. The navigation
+//! effects the ripper observes make D leave screens whose clean-up code runs on exit.
 
 use gui_driver::{ChromiumConfig, ChromiumDevice, StaticServer};
 use gui_greybox::js::JsConfig;
@@ -32,7 +33,22 @@ fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
     assert!(efg.initial.contains(&counter));
     assert!(efg.follows[notify].contains(&home));
 
-    let rw: Vec<_> = efg.events.iter().map(|e| app.read_write(e)).collect();
+    // Navigation sets off the router after the click handler returns: the ripper saw
+    // what it ran, branch by branch. Leaving a screen reads the router's current screen;
+    // `closeHelp` with no help open only tests `state.helpOpen` and returns.
+    let (list, feed, about) = (
+        id("#nav-list click"),
+        id("#nav-feed click"),
+        id("#nav-about click"),
+    );
+    let seen = &efg.effects;
+    assert!(seen[&home].reads.contains("state.route"), "{seen:?}");
+    assert!(seen[&about].writes.contains("state.route"), "{seen:?}");
+    assert!(!seen[&about].writes.contains("state.helpOpen"), "{seen:?}");
+    assert!(seen[&feed].writes.contains("state.feed.timer"), "{seen:?}");
+    assert!(!seen.contains_key(&counter), "{seen:?}");
+
+    let rw = efg.read_writes(|e| app.read_write(e));
     assert!(
         rw[notify].writes.contains("state.notifier"),
         "{:?}",
@@ -43,7 +59,13 @@ fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
         "{:?}",
         rw[counter]
     );
-    let edg = Edg::build(&rw);
+    let mut edg = Edg::build(&rw);
+    // Every navigation reads and writes the current screen, but from one screen to
+    // another the way passes home, which rewrites it: no edge is left between them.
+    assert!(edg.weight(list, about).is_some());
+    assert!(edg.drop_overwritten(&efg, &rw) > 0);
+    assert_eq!(edg.weight(list, about), None);
+    assert!(edg.weight(list, home).is_some());
     assert!(edg.weight(notify, counter).is_some());
     // Typing into the coupon field feeds Apply (bug B's first half).
     let (coupon, apply) = (id("#cart-coupon type"), id("#cart-apply click"));
@@ -64,6 +86,17 @@ fn configuration_d_finds_the_demo_data_dependency_bug_b_cannot_reach() {
         d.generated.sequences.len(),
         b.generated.sequences.len()
     );
+    // Leaving the list and the feed (their clean-up code) is tested by D.
+    for nav in [list, feed] {
+        assert!(
+            d.generated
+                .sequences
+                .iter()
+                .any(|s| s.events.windows(2).any(|w| w == [nav, home])),
+            "no D test case leaves {}",
+            efg.events[nav].id
+        );
+    }
     let chained: Vec<_> = d
         .generated
         .sequences

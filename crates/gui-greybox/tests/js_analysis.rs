@@ -503,3 +503,31 @@ fn mutating_calls_write_their_receiver_unless_they_reach_the_application() {
             .all(|f| !f.own.writes.contains("Model.remove"))
     );
 }
+
+/// Every read and write is also kept with where it happens, so that a run's block coverage
+/// can tell which of them it executed: the guard is read before the field is written.
+#[test]
+fn accesses_are_kept_with_their_positions() {
+    let source = "var ui = { open: false };\nfunction close() {\n  if (!ui.open) return;\n  ui.open = false;\n}\n";
+    let analysis = analyse(&[inline("a.js", source)]);
+    let f = &analysis.functions()[analysis.function_named("close").unwrap()];
+    let at = |needle: &str| source.find(needle).unwrap() as u32;
+    let seen: Vec<(u32, &str, bool)> = f
+        .accesses
+        .iter()
+        .map(|a| (a.offset, a.path.as_str(), a.write))
+        .collect();
+    assert!(
+        seen.contains(&(at("ui.open)"), "ui.open", false)),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(&(at("ui.open = false"), "ui.open", true)),
+        "{seen:?}"
+    );
+    let first_write = seen.iter().position(|a| a.2).unwrap();
+    assert!(
+        seen[..first_write].iter().any(|a| a.1 == "ui.open"),
+        "{seen:?}"
+    );
+}
