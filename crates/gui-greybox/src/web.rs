@@ -36,15 +36,15 @@
 //! never sees that leaving the feed screen stops the feed's timer. Following the router
 //! statically does not help either: it reaches every screen's code, and every navigation
 //! would depend on every event. The ripper instead watches each event it fires (V8's
-//! per-function call counts between two coverage takes): when one of the page's navigation
-//! listeners ran, the event's observed effects are the reads and writes the app's code
-//! executed: each access the analysis found in a function that ran counts when V8's block
+//! per-function call counts between two coverage takes): when the page's URL changed
+//! while the event was handled (the page stayed, only its hash or history entry moved),
+//! the event's observed effects are the reads and writes the app's code executed: each access the analysis found in a function that ran counts when V8's block
 //! coverage of that take says the code around it ran. That is the router, the one screen
 //! it left and the one it entered, and only the branches taken (`closeHelp` on a screen
-//! without help open reads `state.helpOpen` and returns). Navigation listeners are the page's static `hashchange`/`popstate`
-//! registrations and those DevTools reports on `window` (jQuery's table included).
+//! without help open reads `state.helpOpen` and returns). A click that loads another
+//! document has no such effects: the new page starts from its own scripts.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use gui_core::Point;
@@ -94,8 +94,8 @@ pub struct WebApp {
     statics: Vec<(String, HandlerRef)>,
     /// `statics`' selectors as a JSON array, handed to the page.
     statics_json: String,
-    /// The page's navigation listeners (`hashchange`, `popstate`), as analysed functions.
-    navigation: BTreeSet<usize>,
+    /// The page's document and URL when [`GreyboxApp::start_observing`] was called.
+    url_before: Option<String>,
     /// Per script name, the UTF-16 offset where each line starts (V8 coverage counts
     /// offsets, the analysis lines and columns).
     line_starts: HashMap<String, Vec<u64>>,
@@ -103,9 +103,6 @@ pub struct WebApp {
     /// analysis counts bytes); ASCII scripts count both alike.
     utf16_at: HashMap<String, Vec<u32>>,
 }
-
-/// The browser events that mean "the URL changed": their listeners are the app's router.
-const NAVIGATION_EVENTS: [&str; 2] = ["hashchange", "popstate"];
 
 #[derive(Debug, Deserialize)]
 struct Found {
@@ -161,7 +158,7 @@ impl WebApp {
             .filter(|s| !s.source.is_ascii())
             .map(|s| (s.name.clone(), utf16_offsets(&s.source)))
             .collect();
-        let mut app = WebApp {
+        let app = WebApp {
             device,
             scripts,
             analysis,
@@ -169,46 +166,11 @@ impl WebApp {
             located: HashMap::new(),
             statics,
             statics_json,
-            navigation: BTreeSet::new(),
+            url_before: None,
             line_starts,
             utf16_at,
         };
-        app.navigation = app.navigation_listeners()?;
         Ok(app)
-    }
-
-    /// The page's navigation listeners: static registrations for `hashchange`/`popstate`
-    /// and the listeners DevTools (and jQuery's table) report on `window`.
-    fn navigation_listeners(&mut self) -> Result<BTreeSet<usize>> {
-        let mut found: BTreeSet<usize> = self
-            .analysis
-            .handlers()
-            .iter()
-            .filter(|h| NAVIGATION_EVENTS.contains(&h.event_type.as_str()))
-            .filter_map(|h| h.function)
-            .collect();
-        let expr = format!(
-            "(() => {{ const types = {types:?}; const out = []; \
-               let ls = {{}}; try {{ ls = getEventListeners(window) || {{}}; }} catch (e) {{ }} \
-               for (const t of types) for (const l of (ls[t] || [])) out.push(String(l.listener)); \
-               const jq = window.jQuery; const ev = jq && jq._data ? jq._data(window, 'events') : null; \
-               if (ev) for (const t of types) for (const h of (ev[t] || [])) out.push(String(h.handler)); \
-               return out; }})()",
-            types = NAVIGATION_EVENTS
-        );
-        let sources = self.device.evaluate_with_command_line_api(&expr)?;
-        for source in sources.as_array().into_iter().flatten() {
-            if let Some(HandlerRef::Js {
-                script,
-                line,
-                column,
-            }) = source.as_str().and_then(|src| self.locate(src))
-                && let Some(f) = self.analysis.function_at(&script, line, column)
-            {
-                found.insert(f);
-            }
-        }
-        Ok(found)
     }
 
     /// The analysed function a V8 coverage range starting at `offset` of `script` is.
@@ -352,22 +314,29 @@ impl GreyboxApp for WebApp {
 
     fn start_observing(&mut self) -> Result<()> {
         self.device.functions_run()?;
+        self.url_before = Some(self.location()?);
         Ok(())
     }
 
-    /// When a navigation listener ran, the reads and writes the app's functions executed
-    /// (see the module documentation); otherwise `None`.
+    /// When the event changed the page's URL within the page, the reads and writes the
+    /// app's functions executed (see the module documentation); otherwise `None`.
     fn observed_effects(&mut self) -> Result<Option<ReadWrite>> {
         let Some(ran) = self.device.functions_run()? else {
             return Ok(None);
         };
+        let before = self.url_before.take();
+        let after = self.location()?;
+        // The same document (same time origin) at another URL.
+        let moved = before.is_some_and(|b| {
+            b != after && b.split_once(' ').map(|x| x.0) == after.split_once(' ').map(|x| x.0)
+        });
+        if !moved {
+            return Ok(None);
+        }
         let ran: Vec<(usize, &RanFunction)> = ran
             .iter()
             .filter_map(|r| Some((self.function_at_offset(&r.url, r.start())?, r)))
             .collect();
-        if !ran.iter().any(|(f, _)| self.navigation.contains(f)) {
-            return Ok(None);
-        }
         let mut rw = ReadWrite::default();
         for (f, run) in ran {
             let function = &self.analysis.functions()[f];
@@ -396,6 +365,14 @@ impl GreyboxApp for WebApp {
 }
 
 impl WebApp {
+    /// The page's document (its time origin) and URL now, as `origin url`.
+    fn location(&mut self) -> Result<String> {
+        let v = self
+            .device
+            .evaluate("String(performance.timeOrigin) + ' ' + location.href")?;
+        Ok(v.as_str().unwrap_or_default().to_owned())
+    }
+
     /// Waits until the DOM has not changed for `quiet`, at most `cap`.
     fn wait_quiet(&mut self, quiet: Duration, cap: Duration) -> Result<()> {
         let expr = format!(
