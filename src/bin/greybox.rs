@@ -315,6 +315,7 @@ fn main() -> Result<()> {
         "execution_s": out.duration_ms as f64 / 1e3,
         "execution_s_per_case": out.duration_ms as f64 / 1e3 / cases.len().max(1) as f64,
         "coverage": out.coverage,
+        "covered_functions": app.gui().device().covered_functions()?,
         "bugs": out.signals.iter().map(|(k, (case, _))| json!({ "key": k, "first_case": case,
             "sequence": efg.ids(&cases[*case].events) })).collect::<Vec<_>>(),
     });
