@@ -408,6 +408,20 @@ fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
         err.contains("efg.json") && err.contains("followed by 3"),
         "{err}"
     );
+    // Observed effects of an event that is not there.
+    std::fs::write(
+        &efg,
+        r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
+            "initial": [0], "follows": [[0]],
+            "effects": {"5": {"reads": ["state.route"], "writes": []}}}"#,
+    )
+    .unwrap();
+    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("efg.json") && err.contains("effects are recorded for event 5"),
+        "{err}"
+    );
     assert!(
         !out_dir.join("run.json").exists(),
         "nothing started, nothing written"
