@@ -237,12 +237,14 @@ fn main() -> Result<()> {
     } else {
         efg.read_writes(|e| app.read_write(e))
     };
+    let edg_started = std::time::Instant::now();
     let mut edg = Edg::build(&rw);
     let overwritten = if cli.plain_edg {
         0
     } else {
         edg.drop_overwritten(&efg, &rw)
     };
+    let edg_ms = edg_started.elapsed().as_secs_f64() * 1e3;
     write_json(
         &dir.join("edg.json"),
         &json!({
@@ -268,7 +270,7 @@ fn main() -> Result<()> {
             .collect::<Vec<_>>(),
     )?;
     eprintln!(
-        "greybox: {mode}: {} test cases from {} {} in {:.2} ms ({:.4} ms each); EDG {} edges ({overwritten} dropped as overwritten on the way, {} events with observed effects)",
+        "greybox: {mode}: {} test cases from {} {} in {:.2} ms ({:.4} ms each); EDG {} edges in {edg_ms:.2} ms ({overwritten} dropped as overwritten on the way, {} events with observed effects)",
         p.generated.sequences.len(),
         p.abstract_sequences,
         if matches!(mode, Mode::Greybox { .. }) {
@@ -303,6 +305,7 @@ fn main() -> Result<()> {
         "efg_edges": efg.edge_count(),
         "edg_edges": edg.edge_count(),
         "edg_dropped_overwritten": overwritten,
+        "edg_ms": edg_ms,
         "events_with_effects": efg.effects.len(),
         "sequences": p.generated.sequences.len(),
         "replayed": cases.len(),

@@ -2,7 +2,8 @@
 //! 159 events, 4,229 EFG edges, 4,100 EDG edges), on seeded random graphs: configurations
 //! B (black-box, len 2), D (grey-box, len 2, top ∞) and E (grey-box, len 3, top 50).
 //! Criterion's throughput is test cases per second; the paper reports 0.12-0.32 s per
-//! event sequence (Table 4), the target here is 1 ms.
+//! event sequence (Table 4), the target here is 1 ms. A second group times building the
+//! EDG (Algorithm 1) with `Edg::drop_overwritten` on the same EFG.
 //!
 //! `cargo bench -p gui-greybox --bench generate`
 
@@ -10,7 +11,7 @@ use std::collections::BTreeSet;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use gui_greybox::{Edg, Efg, Event, EventKind, Mode, plan};
+use gui_greybox::{Edg, Efg, Event, EventKind, Mode, ReadWrite, plan};
 
 /// xorshift64*: enough randomness for graph shapes, and the same graph every run.
 struct Rng(u64);
@@ -81,6 +82,35 @@ fn bench(c: &mut Criterion) {
             b.iter(|| plan(black_box(&efg), black_box(&edg), m));
         });
     }
+    group.finish();
+
+    // Algorithm 1 plus dropping fields overwritten on the way, on the same EFG: every
+    // event reads four and writes two of 50 fields, which gives an EDG of about TerpWord's
+    // size.
+    let mut rng = Rng(11);
+    let field = |rng: &mut Rng| format!("f{}", rng.next(50));
+    let rw: Vec<ReadWrite> = (0..efg.len())
+        .map(|_| ReadWrite {
+            reads: (0..4).map(|_| field(&mut rng)).collect(),
+            writes: (0..2).map(|_| field(&mut rng)).collect(),
+        })
+        .collect();
+    let mut edg = Edg::build(&rw);
+    let before = edg.edge_count();
+    let dropped = edg.drop_overwritten(&efg, &rw);
+    eprintln!("generate: EDG of {before} edges, {dropped} dropped as overwritten on the way");
+    let mut group = c.benchmark_group("edg-terpword-size");
+    if cfg!(debug_assertions) {
+        group.sample_size(10);
+    }
+    group.throughput(Throughput::Elements(before as u64));
+    group.bench_function("build+drop_overwritten", |b| {
+        b.iter(|| {
+            let mut edg = Edg::build(black_box(&rw));
+            edg.drop_overwritten(black_box(&efg), &rw);
+            edg
+        });
+    });
     group.finish();
 }
 
