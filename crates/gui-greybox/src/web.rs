@@ -62,9 +62,11 @@ pub struct WebSettle {
     pub quiet: Duration,
     /// Give up waiting after this long.
     pub cap: Duration,
-    /// At the end of a test case, the DOM must stay unchanged this long: timers and loads
-    /// the last event started (the demo's feed shows its cards after 700 ms) run, and
-    /// their errors reach the oracle, before the next test case restarts the app.
+    /// At the end of a test case, the DOM must stay unchanged this long, and every
+    /// timeout the app set that is due within `end_cap` must have run: timers and loads
+    /// the last events started (the demo's feed shows its cards 700 ms after it opens,
+    /// with no DOM change in between) run, and their errors reach the oracle, before the
+    /// next test case restarts the app.
     pub end_quiet: Duration,
     /// The longest wait at the end of a test case.
     pub end_cap: Duration,
@@ -308,8 +310,17 @@ impl GreyboxApp for WebApp {
         Ok(out)
     }
 
+    /// Restarts the app, waits for it to settle, and starts counting the page's pending
+    /// timers (see [`finish`](Self::finish)).
+    fn reset(&mut self) -> Result<()> {
+        self.device.restart()?;
+        self.settle()?;
+        self.device.evaluate(TIMER_TRACKER)?;
+        Ok(())
+    }
+
     fn settle(&mut self) -> Result<()> {
-        self.wait_quiet(self.settle.quiet, self.settle.cap)
+        self.wait_quiet(self.settle.quiet, self.settle.cap, false)
     }
 
     fn start_observing(&mut self) -> Result<()> {
@@ -360,7 +371,7 @@ impl GreyboxApp for WebApp {
     }
 
     fn finish(&mut self) -> Result<()> {
-        self.wait_quiet(self.settle.end_quiet, self.settle.end_cap)
+        self.wait_quiet(self.settle.end_quiet, self.settle.end_cap, true)
     }
 }
 
@@ -373,15 +384,19 @@ impl WebApp {
         Ok(v.as_str().unwrap_or_default().to_owned())
     }
 
-    /// Waits until the DOM has not changed for `quiet`, at most `cap`.
-    fn wait_quiet(&mut self, quiet: Duration, cap: Duration) -> Result<()> {
+    /// Waits until the DOM has not changed for `quiet`, at most `cap`. With `timers`, also
+    /// until no timeout the app set since the last reset is due before the cap.
+    fn wait_quiet(&mut self, quiet: Duration, cap: Duration, timers: bool) -> Result<()> {
         let expr = format!(
             "new Promise(done => {{ let last = performance.now(); const start = last; \
+             const later = window.__guiSetTimeout || setTimeout; \
+             const pending = {timers} && window.__guiPending ? window.__guiPending : new Map(); \
              const obs = new MutationObserver(() => {{ last = performance.now(); }}); \
              obs.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}}); \
              const tick = () => {{ const now = performance.now(); \
-               if (now - last >= {quiet} || now - start >= {cap}) {{ obs.disconnect(); done(true); }} \
-               else setTimeout(tick, 20); }}; setTimeout(tick, 20); }})",
+               const waiting = [...pending.values()].some(due => due < start + {cap}); \
+               if ((now - last >= {quiet} && !waiting) || now - start >= {cap}) {{ obs.disconnect(); done(true); }} \
+               else later(tick, 20); }}; later(tick, 20); }})",
             quiet = quiet.as_millis(),
             cap = cap.as_millis()
         );
@@ -394,6 +409,24 @@ impl WebApp {
         }
     }
 }
+
+/// Counts the page's pending timeouts: `setTimeout` and `clearTimeout` are wrapped so
+/// that `window.__guiPending` maps each pending id to when it is due. Intervals and string
+/// handlers are left alone. The tool's own waits use the original, `__guiSetTimeout`.
+const TIMER_TRACKER: &str = r#"(() => {
+  if (window.__guiPending) return true;
+  const pending = new Map(), set = window.setTimeout, clear = window.clearTimeout;
+  window.__guiPending = pending;
+  window.__guiSetTimeout = set.bind(window);
+  window.setTimeout = function (fn, ms, ...args) {
+    if (typeof fn !== 'function') return set.apply(window, arguments);
+    const id = set.call(window, function () { pending.delete(id); return fn.apply(this, arguments); }, ms, ...args);
+    pending.set(id, performance.now() + (Number(ms) || 0));
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return clear.call(window, id); };
+  return true;
+})()"#;
 
 /// The UTF-16 offset of every byte offset of `source` (bytes inside a character get the
 /// character's offset), with one entry past the end.
