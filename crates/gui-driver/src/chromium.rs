@@ -355,14 +355,23 @@ impl ChromiumDevice {
     /// [`Device::coverage`]), as [`JsCoverage::ran_in`] gives them; what ran still counts
     /// toward the run's coverage. `None` when coverage is off.
     pub fn functions_run(&mut self) -> Result<Option<Vec<crate::jscov::RanFunction>>> {
+        Ok(self
+            .take_coverage()?
+            .map(|take| self.coverage.ran_in(&take)))
+    }
+
+    /// One `Profiler.takePreciseCoverage`, added to the run's coverage; `None` when
+    /// coverage is off.
+    fn take_coverage(&mut self) -> Result<Option<Value>> {
         if !self.config.coverage {
             return Ok(None);
         }
-        let r = self
+        let mut r = self
             .browser()?
             .call("Profiler.takePreciseCoverage", json!({}))?;
-        self.coverage.add_take(&r["result"]);
-        Ok(Some(self.coverage.ran_in(&r["result"])))
+        let take = r["result"].take();
+        self.coverage.add_take(&take);
+        Ok(Some(take))
     }
 
     /// Starts a fresh Chromium with its own profile and opens `url`.
@@ -1130,14 +1139,7 @@ impl Device for ChromiumDevice {
     }
 
     fn coverage(&mut self) -> Result<Option<CoverageSnapshot>> {
-        if !self.config.coverage {
-            return Ok(None);
-        }
-        let r = self
-            .browser()?
-            .call("Profiler.takePreciseCoverage", json!({}))?;
-        self.coverage.add_take(&r["result"]);
-        Ok(Some(self.coverage.snapshot()))
+        Ok(self.take_coverage()?.map(|_| self.coverage.snapshot()))
     }
 
     fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {

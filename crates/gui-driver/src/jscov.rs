@@ -10,6 +10,23 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use gui_core::CoverageSnapshot;
 use serde_json::Value;
 
+/// The `(start, end, count)` ranges of one function of a take, the whole function first.
+fn ranges_of(function: &Value) -> Vec<(u64, u64, u64)> {
+    function
+        .get("ranges")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            Some((
+                r.get("startOffset")?.as_u64()?,
+                r.get("endOffset")?.as_u64()?,
+                r.get("count")?.as_u64()?,
+            ))
+        })
+        .collect()
+}
+
 /// A function that ran during one coverage take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RanFunction {
@@ -92,20 +109,7 @@ impl JsCoverage {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|f| {
-                    f.get("ranges")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|r| {
-                            Some((
-                                r.get("startOffset")?.as_u64()?,
-                                r.get("endOffset")?.as_u64()?,
-                                r.get("count")?.as_u64()?,
-                            ))
-                        })
-                        .collect()
-                })
+                .map(ranges_of)
                 .collect();
             entry.add_take(&functions);
         }
@@ -127,19 +131,7 @@ impl JsCoverage {
                 .into_iter()
                 .flatten()
             {
-                let ranges: Vec<(u64, u64, u64)> = f
-                    .get("ranges")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|r| {
-                        Some((
-                            r.get("startOffset")?.as_u64()?,
-                            r.get("endOffset")?.as_u64()?,
-                            r.get("count")?.as_u64()?,
-                        ))
-                    })
-                    .collect();
+                let ranges = ranges_of(f);
                 if let Some(&(start, _, count)) = ranges.first()
                     && start > 0
                     && count > 0

@@ -114,14 +114,8 @@ impl Edg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rw::rw;
     use crate::{Event, EventKind};
-
-    fn rw(reads: &[&str], writes: &[&str]) -> ReadWrite {
-        ReadWrite {
-            reads: reads.iter().map(|s| s.to_string()).collect(),
-            writes: writes.iter().map(|s| s.to_string()).collect(),
-        }
-    }
 
     /// Two screens reached from home: `a` opens screen A, `back` returns home, `b` opens
     /// screen B. Every navigation reads and writes the router's `route`; `a` also starts a

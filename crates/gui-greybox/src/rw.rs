@@ -31,16 +31,18 @@ impl ReadWrite {
     }
 }
 
+/// A `ReadWrite` from lists of names, for unit tests.
+#[cfg(test)]
+pub(crate) fn rw(reads: &[&str], writes: &[&str]) -> ReadWrite {
+    ReadWrite {
+        reads: reads.iter().map(|s| s.to_string()).collect(),
+        writes: writes.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rw(reads: &[&str], writes: &[&str]) -> ReadWrite {
-        ReadWrite {
-            reads: reads.iter().map(|s| s.to_string()).collect(),
-            writes: writes.iter().map(|s| s.to_string()).collect(),
-        }
-    }
 
     #[test]
     fn weight_counts_written_fields_the_later_handler_reads() {
