@@ -33,16 +33,17 @@
 //! `location.hash`) returns before the page reacts: the browser then fires `hashchange`
 //! (and `popstate`), and the app's router leaves the old screen and enters the new one.
 //! No field flows from the click handler into the router, so the static analysis alone
-//! never sees that leaving the feed screen stops the feed's timer. Following the router
+//! never sees that leaving the list screen clears its selection. Following the router
 //! statically does not help either: it reaches every screen's code, and every navigation
 //! would depend on every event. The ripper instead watches each event it fires (V8's
 //! per-function call counts between two coverage takes): when the page's URL changed
 //! while the event was handled (the page stayed, only its hash or history entry moved),
-//! the event's observed effects are the reads and writes the app's code executed: each access the analysis found in a function that ran counts when V8's block
-//! coverage of that take says the code around it ran. That is the router, the one screen
-//! it left and the one it entered, and only the branches taken (`closeHelp` on a screen
-//! without help open reads `state.helpOpen` and returns). A click that loads another
-//! document has no such effects: the new page starts from its own scripts.
+//! the event's observed effects are the reads and writes the app's code executed. Each
+//! access the analysis found in a function that ran counts when V8's block coverage of
+//! that take says the code around it ran. That is the router, the one screen it left and
+//! the one it entered, and only the branches taken (`closeHelp` on a screen without help
+//! open reads `state.helpOpen` and returns). A click that loads another document has no
+//! such effects: the new page starts from its own scripts.
 
 use std::collections::HashMap;
 use std::time::Duration;
