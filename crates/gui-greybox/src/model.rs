@@ -61,8 +61,9 @@ pub struct Efg {
     /// δ as successor sets: `follows[e]` holds every e' with (e, e') ∈ δ.
     pub follows: Vec<BTreeSet<usize>>,
     /// What the ripper saw an event run beyond its handlers' own code, by event index: on
-    /// the web, the navigation listeners (`hashchange`, `popstate`) a click set off and
-    /// everything they called (see [`GreyboxApp::observed_effects`](crate::GreyboxApp)).
+    /// the web, what the app executed when a click moved the page to another URL of the
+    /// same document, the router included (see
+    /// [`GreyboxApp::observed_effects`](crate::GreyboxApp::observed_effects)).
     /// [`Efg::read_writes`] adds them to the handlers' reads and writes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub effects: BTreeMap<usize, ReadWrite>,

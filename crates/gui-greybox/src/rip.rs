@@ -57,7 +57,8 @@ pub struct Ripped {
 
 /// Rips `app`. Each event is fired once, from the first state that offers it: the app is
 /// reset, the path to that state is replayed, the event is fired, and the events enabled
-/// afterwards become its successors in the EFG. A state not seen before is explored in
+/// afterwards become its successors in the EFG. What the app reports it saw the event
+/// execute ([`GreyboxApp::observed_effects`]) goes to [`Efg::effects`]. A state not seen before is explored in
 /// turn (depth first).
 pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
     let started = Instant::now();
@@ -111,7 +112,10 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
                 current = None;
                 continue;
             };
-            app.start_observing()?;
+            // Watching is a refinement: when it fails, the event simply has no effects.
+            if let Err(e) = app.start_observing() {
+                tracing::warn!("watching {}: {e}", target.event.id);
+            }
             if let Err(e) = app.fire(&target, &config.input) {
                 // The event hung or killed the app: it stays in the EFG with no
                 // successors, and the next event starts from a reset app.
@@ -122,7 +126,10 @@ pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
                 continue;
             }
             fired += 1;
-            let effects = app.observed_effects()?;
+            let effects = app.observed_effects().unwrap_or_else(|e| {
+                tracing::warn!("watching {}: {e}", target.event.id);
+                None
+            });
             signals.extend(app.device().drain_signals()?);
             let after = app.available()?;
             let from = efg.add_event(target.event.clone());

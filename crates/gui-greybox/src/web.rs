@@ -53,7 +53,7 @@ use gui_driver::{ChromiumDevice, Device, RanFunction};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::js::{JsAnalysis, JsConfig, Script, ScriptError};
+use crate::js::{JsAnalysis, JsConfig, LineIndex, Script, ScriptError};
 use crate::{Error, Event, EventKind, GreyboxApp, HandlerRef, LiveEvent, ReadWrite, Result};
 
 /// How long to wait for the page to settle after an event.
@@ -99,11 +99,11 @@ pub struct WebApp {
     statics_json: String,
     /// The page's document and URL when [`GreyboxApp::start_observing`] was called.
     url_before: Option<String>,
-    /// Per script name, the UTF-16 offset where each line starts (V8 coverage counts
-    /// offsets, the analysis lines and columns).
-    line_starts: HashMap<String, Vec<u64>>,
-    /// Per script name with non-ASCII text, the UTF-16 offset of each byte offset (the
-    /// analysis counts bytes); ASCII scripts count both alike.
+    /// Per script name, its lines as the analysis counts them (V8 coverage gives
+    /// offsets, [`JsAnalysis::function_at`] takes lines and columns).
+    lines: HashMap<String, LineIndex>,
+    /// Per script name with non-ASCII text, the UTF-16 offset of each byte offset (V8
+    /// counts UTF-16 units, the analysis bytes); ASCII scripts count both alike.
     utf16_at: HashMap<String, Vec<u32>>,
 }
 
@@ -152,16 +152,16 @@ impl WebApp {
         let statics_json =
             serde_json::to_string(&statics.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>())
                 .expect("strings serialise");
-        let line_starts = scripts
+        let lines = scripts
             .iter()
-            .map(|s| (s.name.clone(), utf16_line_starts(&s.source)))
+            .map(|s| (s.name.clone(), LineIndex::new(&s.source)))
             .collect();
         let utf16_at = scripts
             .iter()
             .filter(|s| !s.source.is_ascii())
             .map(|s| (s.name.clone(), utf16_offsets(&s.source)))
             .collect();
-        let app = WebApp {
+        Ok(WebApp {
             device,
             scripts,
             analysis,
@@ -170,19 +170,19 @@ impl WebApp {
             statics,
             statics_json,
             url_before: None,
-            line_starts,
+            lines,
             utf16_at,
-        };
-        Ok(app)
+        })
     }
 
-    /// The analysed function a V8 coverage range starting at `offset` of `script` is.
+    /// The analysed function a V8 coverage range starting at UTF-16 `offset` of `script`
+    /// is.
     fn function_at_offset(&self, script: &str, offset: u64) -> Option<usize> {
-        let starts = self.line_starts.get(script)?;
-        let line = starts.partition_point(|&s| s <= offset).checked_sub(1)?;
-        let column = offset - starts[line];
-        self.analysis
-            .function_at(script, line as u32, column as u32)
+        let lines = self.lines.get(script)?;
+        let source = &self.scripts.iter().find(|s| s.name == script)?.source;
+        let byte = byte_offset(self.utf16_at.get(script), offset);
+        let (line, column) = lines.position(source, u32::try_from(byte).ok()?);
+        self.analysis.function_at(script, line, column)
     }
 
     pub fn with_settle(mut self, settle: WebSettle) -> WebApp {
@@ -316,8 +316,12 @@ impl GreyboxApp for WebApp {
     fn reset(&mut self) -> Result<()> {
         self.device.restart()?;
         self.settle()?;
-        self.device.evaluate(TIMER_TRACKER)?;
-        Ok(())
+        match self.device.evaluate(TIMER_TRACKER) {
+            // A page that cannot take the tracker (it is navigating away) is still reset;
+            // `finish` then waits for a quiet DOM alone.
+            Err(e) if e.is_device_lost() => Err(e.into()),
+            _ => Ok(()),
+        }
     }
 
     fn settle(&mut self) -> Result<()> {
@@ -442,17 +446,13 @@ fn utf16_offsets(source: &str) -> Vec<u32> {
     table
 }
 
-/// Where each line of `source` starts, in UTF-16 units from the start.
-fn utf16_line_starts(source: &str) -> Vec<u64> {
-    let mut starts = vec![0];
-    let mut at = 0u64;
-    for c in source.chars() {
-        at += c.len_utf16() as u64;
-        if c == '\n' {
-            starts.push(at);
-        }
+/// The byte offset of UTF-16 `offset`, given the script's [`utf16_offsets`] (none for an
+/// ASCII script).
+fn byte_offset(utf16_at: Option<&Vec<u32>>, offset: u64) -> usize {
+    match utf16_at {
+        Some(table) => table.partition_point(|&u| u64::from(u) < offset),
+        None => offset as usize,
     }
-    starts
 }
 
 /// The page's own scripts: external ones from the page's origin (fetched by the page
@@ -570,3 +570,19 @@ const FIND_EVENTS: &str = r#"(() => {
   }
   return { events, fns };
 })()"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_offsets_map_back_to_bytes() {
+        // 'é' is 2 bytes and 1 unit, '😀' 4 bytes and 2 units.
+        let source = "é😀f";
+        let table = utf16_offsets(source);
+        assert_eq!(table, [0, 0, 1, 1, 1, 1, 3, 4]);
+        assert_eq!(byte_offset(Some(&table), 3), source.find('f').unwrap());
+        assert_eq!(byte_offset(Some(&table), 1), source.find('😀').unwrap());
+        assert_eq!(byte_offset(None, 7), 7);
+    }
+}
