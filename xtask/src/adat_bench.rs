@@ -56,19 +56,14 @@ fn parse(rest: &[String]) -> Result<Options> {
             .to_vec(),
         out: crate::root().join("target/adat-bench"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || {
-            it.next()
-                .with_context(|| format!("{flag} needs a value\n{USAGE}"))
-        };
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
         let list = |v: &str| v.split(',').map(str::to_owned).collect::<Vec<_>>();
-        match flag.as_str() {
-            "--reps" => o.reps = value()?.parse().context("--reps")?,
-            "--policies" => o.policies = list(value()?),
-            "--explore-steps" => o.explore_steps = value()?.parse().context("--explore-steps")?,
-            "--explore-policies" => o.explore_policies = list(value()?),
-            "--out" => o.out = PathBuf::from(value()?),
+        match flag {
+            "--reps" => o.reps = value.parse().context("--reps")?,
+            "--policies" => o.policies = list(value),
+            "--explore-steps" => o.explore_steps = value.parse().context("--explore-steps")?,
+            "--explore-policies" => o.explore_policies = list(value),
+            "--out" => o.out = PathBuf::from(value),
             other => bail!("unknown option `{other}`\n{USAGE}"),
         }
     }
@@ -387,13 +382,9 @@ pub fn train(rest: &[String]) -> Result<()> {
     let mut seed = "1".to_owned();
     let mut epochs = None;
     let mut test_app = "jsoneditor".to_owned();
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{TRAIN_USAGE}"))?
-            .clone();
-        match flag.as_str() {
+    for (flag, value) in crate::flag_values(rest, TRAIN_USAGE)? {
+        let value = value.to_owned();
+        match flag {
             "--data" => data = PathBuf::from(value),
             "--out" => out = PathBuf::from(value),
             "--seed" => seed = value,

@@ -14,6 +14,8 @@ use anyhow::{Context, Result, bail};
 use gui_vision::{CannyConfig, canny, synthetic_gui_screen, to_gray};
 use image::GrayImage;
 
+const CANNY_USAGE: &str = "usage: cargo xtask canny-compare [--runs N] [--rounds N] [--image PNG | --size WxH] [--out DIR]";
+
 /// The target: ours at most this many times OpenCV's median.
 const TARGET_RATIO: f64 = 1.5;
 
@@ -34,24 +36,19 @@ fn parse(rest: &[String]) -> Result<Options> {
         size: (1080, 1920),
         out: None,
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().with_context(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--runs" => o.runs = value()?.parse().context("--runs takes a number")?,
-            "--rounds" => o.rounds = value()?.parse().context("--rounds takes a number")?,
-            "--image" => o.image = Some(PathBuf::from(value()?)),
-            "--out" => o.out = Some(PathBuf::from(value()?)),
+    for (flag, v) in crate::flag_values(rest, CANNY_USAGE)? {
+        match flag {
+            "--runs" => o.runs = v.parse().context("--runs takes a number")?,
+            "--rounds" => o.rounds = v.parse().context("--rounds takes a number")?,
+            "--image" => o.image = Some(PathBuf::from(v)),
+            "--out" => o.out = Some(PathBuf::from(v)),
             "--size" => {
-                let v = value()?;
                 let (w, h) = v
                     .split_once('x')
                     .with_context(|| format!("--size takes WxH, got {v}"))?;
                 o.size = (w.parse()?, h.parse()?);
             }
-            other => bail!(
-                "unknown option {other}\nusage: cargo xtask canny-compare [--runs N] [--rounds N] [--image PNG | --size WxH] [--out DIR]"
-            ),
+            other => bail!("unknown option {other}\n{CANNY_USAGE}"),
         }
     }
     if o.runs == 0 || o.rounds == 0 {

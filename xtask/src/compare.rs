@@ -74,10 +74,10 @@ fn parse(rest: &[String]) -> Result<Options> {
         strategies: vec!["pirltest".into(), "monkey".into()],
         out: crate::root().join("target/compare"),
     };
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let value = it.next().with_context(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
+    for (flag, value) in
+        crate::flag_values(rest, "options: --apps --seeds --steps --strategies --out")?
+    {
+        match flag {
             "--apps" => o.apps = list(flag, value)?,
             "--seeds" => o.seeds = list(flag, value)?,
             "--steps" => o.steps = list(flag, value)?,

@@ -62,17 +62,13 @@ struct Options {
 impl Options {
     fn parse(args: &[String]) -> Result<Self> {
         let mut o = Options::default();
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let value = it
-                .next()
-                .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
+        for (flag, value) in crate::flag_values(args, USAGE)? {
             let number = || -> Result<u64> {
                 value
                     .parse()
                     .with_context(|| format!("{flag} takes a number, not `{value}`"))
             };
-            match flag.as_str() {
+            match flag {
                 "--seed" => o.seed = Some(number()?),
                 "--epochs" => o.epochs = Some(number()? as usize),
                 "--reps" => o.reps = Some(number()? as usize),

@@ -32,14 +32,12 @@ pub fn run(rest: &[String]) -> Result<()> {
         return done;
     }
     let (mut iters, mut pages) = (20usize, 12usize);
-    let mut it = rest.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || -> Result<usize> {
-            let v = it.next().with_context(|| format!("{flag} needs a value"))?;
+    for (flag, v) in crate::flag_values(rest, "options: --iters N --pages N")? {
+        let value = || -> Result<usize> {
             v.parse()
                 .with_context(|| format!("{flag} takes a number, got {v}"))
         };
-        match flag.as_str() {
+        match flag {
             "--iters" => iters = value()?.max(1),
             "--pages" => pages = value()?.clamp(1, BATCH),
             other => bail!("unknown option {other}; options: --iters N --pages N"),

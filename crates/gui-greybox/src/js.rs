@@ -451,11 +451,7 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
     let mut functions = Vec::with_capacity(raw.len());
     let mut extents = Vec::with_capacity(raw.len());
     for (index, function) in raw.iter().enumerate() {
-        let mut own = function.own.clone();
-        own.writes
-            .extend(mutations[index].iter().map(|(w, _)| w.to_string()));
         let kept = |path: &String| path.contains(['.', '[']) || variables.contains(path);
-        own.reads.retain(kept);
         let mut accesses: Vec<Access> = function
             .accesses
             .iter()
@@ -468,6 +464,15 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
             }))
             .collect();
         accesses.sort_by_key(|a| a.offset);
+        let mut own = ReadWrite::default();
+        for a in &accesses {
+            let set = if a.write {
+                &mut own.writes
+            } else {
+                &mut own.reads
+            };
+            set.insert(a.path.clone());
+        }
         let mut calls: Vec<usize> = function
             .direct
             .iter()

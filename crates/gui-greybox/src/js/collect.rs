@@ -11,7 +11,6 @@ use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
 
 use super::{JsConfig, Script, ScriptError};
-use crate::ReadWrite;
 
 /// Everything collected from the scripts read so far. Function indices are global.
 #[derive(Default)]
@@ -35,14 +34,14 @@ pub(super) struct RawFunction {
     /// (line, UTF-16 column), 0-based; `end` is exclusive.
     pub start: (u32, u32),
     pub end: (u32, u32),
-    pub own: ReadWrite,
     pub calls: Vec<CallKey>,
     /// Function literals that run on behalf of this one (callbacks, immediate calls).
     pub direct: Vec<usize>,
     /// Writes of built-in mutating methods (`push`, ..), kept only when the call reaches no
     /// application function.
     pub mutations: Vec<(CallKey, Vec<String>, u32)>,
-    /// Every read and write of `own` (and the mutations), where it happens.
+    /// Every read and write of the function's own body, where it happens (the
+    /// function's own reads and writes are derived from them in `finish`).
     pub accesses: Vec<super::Access>,
 }
 
@@ -468,6 +467,7 @@ impl<'a> Collector<'a, '_> {
             _ => walk::walk_expression(self, expression),
         }
     }
+
     /// Source text of a node, on one line.
     fn text(&self, span: Span) -> String {
         let text = self
@@ -499,10 +499,9 @@ impl<'a> Collector<'a, '_> {
         for read in reads {
             function.accesses.push(super::Access {
                 offset,
-                path: read.clone(),
+                path: read,
                 write: false,
             });
-            function.own.reads.insert(read);
         }
     }
 
@@ -517,21 +516,17 @@ impl<'a> Collector<'a, '_> {
         // Only the assigned path is written; the objects on the way to it are read, as
         // `GETFIELD mainWindow` and then `PUTFIELD text` in Listing 2.
         for n in 2..path.len() {
-            let read = join(path[..n].iter());
             function.accesses.push(super::Access {
                 offset,
-                path: read.clone(),
+                path: join(path[..n].iter()),
                 write: false,
             });
-            function.own.reads.insert(read);
         }
-        let written = join(path.iter());
         function.accesses.push(super::Access {
             offset,
-            path: written.clone(),
+            path: join(path.iter()),
             write: true,
         });
-        function.own.writes.insert(written);
     }
 
     /// `path.push(x)` and the like write `path`, unless the call reaches an application
@@ -747,7 +742,6 @@ impl<'a> Collector<'a, '_> {
             script: self.script,
             start,
             end,
-            own: ReadWrite::default(),
             calls: Vec::new(),
             direct: Vec::new(),
             mutations: Vec::new(),
