@@ -40,6 +40,10 @@ struct Cli {
     /// Fire every control in the survey, not only those whose code may change the screen.
     #[arg(long)]
     probe_all: bool,
+    /// After each control the survey fires, wait until the page has not changed for
+    /// this long before reading the screen it shows.
+    #[arg(long, value_name = "MS", default_value_t = WebModelConfig::default().quiet_ms)]
+    survey_quiet_ms: u64,
     /// Take each screen's controls in model order (the paper's plain DFS) instead of
     /// staying controls first.
     #[arg(long)]
@@ -142,13 +146,15 @@ fn main() -> Result<()> {
                 input: cli.input.clone(),
                 max_depth: cli.max_depth,
                 probe_all: cli.probe_all,
+                quiet_ms: cli.survey_quiet_ms,
                 ..WebModelConfig::default()
             };
             let built = build_web_model(&mut app, &config).context("building the app model")?;
             let n = built.model.count();
             eprintln!(
                 "monkeypp: model of {} screens, {} controls, {} methods, {} statements, {} edges; \
-                 static analysis {:.0} ms, survey {:.1} s ({} controls fired, {} skipped by the model)",
+                 static analysis {:.0} ms, survey {:.1} s ({} controls fired, {} skipped by the model; \
+                 {} links read; {} restarts, {} returns by Back)",
                 n.screens,
                 n.ui,
                 n.methods,
@@ -157,10 +163,13 @@ fn main() -> Result<()> {
                 built.static_ms,
                 built.survey_ms / 1e3,
                 built.probes,
-                built.skipped
+                built.skipped,
+                built.read_links,
+                built.resets,
+                built.backs
             );
             let info = json!({ "static_ms": built.static_ms, "survey_ms": built.survey_ms,
-                "probes": built.probes, "skipped": built.skipped, "resets": built.resets,
+                "probes": built.probes, "skipped": built.skipped, "resets": built.resets, "backs": built.backs, "read_links": built.read_links,
                 "static_effects": built.static_effects,
                 "signals": built.signals.iter().map(|s| &s.key).collect::<Vec<_>>() });
             (built.model, Some(info))

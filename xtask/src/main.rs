@@ -1,7 +1,7 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
 //! - `setup`       install what runs and tests need: Debian chromium + chromium-driver + libxml2-utils,
-//!   xvfb + x11-apps + default-jdk (desktop device, grey-box Swing tests),
+//!   xvfb + x11-utils + x11-apps + default-jdk (desktop device, grey-box Swing tests),
 //!   PyPI apted for the tree-edit-distance cross-check
 //! - `ted-compare` tree edit distance against the PyPI apted package, same trees, ratios
 //! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
@@ -224,7 +224,8 @@ fn browser() -> Result<()> {
         // The desktop device and the grey-box Swing tests: an X server, X11 test apps and
         // a JDK (javac and AWT).
         ("/usr/bin/Xvfb", "xvfb", false),
-        ("/usr/bin/xmessage", "x11-apps", false),
+        ("/usr/bin/xmessage", "x11-utils", false),
+        ("/usr/bin/xcalc", "x11-apps", false),
         ("/usr/bin/javac", "default-jdk", false),
     ]
     .into_iter()
@@ -234,7 +235,7 @@ fn browser() -> Result<()> {
     .collect();
     if needed.is_empty() {
         eprintln!(
-            "setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-apps and a JDK are installed"
+            "setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-utils, x11-apps and a JDK are installed"
         );
         return Ok(());
     }

@@ -93,7 +93,7 @@ fn bottom_buttons(shot: &Screenshot, win: Rect) -> Vec<Point> {
 
 #[test]
 fn xmessage_button_exit_is_a_crash_and_restart_brings_the_window_back() {
-    require("xmessage", "x11-apps");
+    require("xmessage", "x11-utils");
     let mut dev = DesktopDevice::launch(config(
         &[
             "xmessage",

@@ -190,6 +190,17 @@ impl WebApp {
         self
     }
 
+    /// How the app waits after events now.
+    pub fn settle_times(&self) -> WebSettle {
+        self.settle
+    }
+
+    /// Changes how the app waits after events (a survey that only reads where a control
+    /// leads can wait less than a test case that needs every effect).
+    pub fn set_settle(&mut self, settle: WebSettle) {
+        self.settle = settle;
+    }
+
     pub fn analysis(&self) -> &JsAnalysis {
         &self.analysis
     }
@@ -401,7 +412,7 @@ impl WebApp {
              const tick = () => {{ const now = performance.now(); \
                const waiting = [...pending.values()].some(due => due < start + {cap}); \
                if ((now - last >= {quiet} && !waiting) || now - start >= {cap}) {{ obs.disconnect(); done(true); }} \
-               else later(tick, 20); }}; later(tick, 20); }})",
+               else later(tick, 10); }}; later(tick, 10); }})",
             quiet = quiet.as_millis(),
             cap = cap.as_millis()
         );

@@ -30,13 +30,13 @@
 //! person (and Android's back button) does to dismiss one.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gui_core::{Action, ActionKind, CoverageSnapshot, Signal};
 use gui_driver::ChromiumDevice;
 use gui_explore::{RunRecorder, StepRecord, StepTimings};
 use gui_greybox::js::JsAnalysis;
-use gui_greybox::web::WebApp;
+use gui_greybox::web::{WebApp, WebSettle};
 use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent};
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +56,9 @@ pub struct WebModelConfig {
     pub max_screens: usize,
     /// Fire every control once, not only those whose code may change the screen.
     pub probe_all: bool,
+    /// After a survey probe, how long the DOM must stay unchanged before the screen is
+    /// read (the survey only needs the screen a control leads to, not every effect).
+    pub quiet_ms: u64,
 }
 
 impl Default for WebModelConfig {
@@ -65,6 +68,7 @@ impl Default for WebModelConfig {
             max_depth: 6,
             max_screens: 60,
             probe_all: false,
+            quiet_ms: 10,
         }
     }
 }
@@ -83,6 +87,11 @@ pub struct WebModel {
     pub skipped: usize,
     /// App restarts the survey needed.
     pub resets: usize,
+    /// Times the survey came back to a screen with Back instead of a restart.
+    pub backs: usize,
+    /// Plain links whose destination the survey read from their `href` instead of
+    /// following them.
+    pub read_links: usize,
     /// Statements that change the screen, by vertex id, as the static analysis sees them.
     pub static_effects: Vec<(String, WebEffect)>,
     /// Crashes and errors the survey ran into.
@@ -108,6 +117,23 @@ const SCREEN_JS: &str = r#"((origin) => {
   }
   return location.pathname + location.hash;
 })"#;
+
+/// Where each of a list of plain links leads, read without following it: `outside` for
+/// another origin, `window` for a link that opens another window (the app's page stays),
+/// `null` when it has to be followed to know (a link of the app's own origin, an element
+/// that is not a link, a download).
+const LINKS_JS: &str = r#"((sels, origin) => sels.map(sel => {
+  const el = document.querySelector(sel);
+  const a = el && el.closest('a[href], area[href]');
+  if (!a || a.hasAttribute('download')) return null;
+  let u;
+  try { u = new URL(a.href); } catch (e) { return null; }
+  if (!['http:', 'https:', 'file:'].includes(u.protocol)) return null;
+  const target = (a.target || '').toLowerCase();
+  if (target && !['_self', '_top', '_parent'].includes(target)) return 'window';
+  const there = u.protocol === 'file:' ? 'file://' : u.origin;
+  return there === origin ? null : 'outside';
+}))"#;
 
 /// The screen of every page outside the app's origin (an external link, the browser's
 /// error page when it cannot be reached): a screen without controls of the app, which
@@ -143,6 +169,11 @@ pub fn current_screen(device: &mut ChromiumDevice) -> Result<String> {
         })
 }
 
+/// The page part of a page screen's name: its path without the hash.
+fn document_of(screen: &str) -> &str {
+    screen.split_once('#').map_or(screen, |(page, _)| page)
+}
+
 fn kind_of(screen: &str) -> ScreenKind {
     if screen.starts_with("dialog ") {
         ScreenKind::Dialog
@@ -170,7 +201,14 @@ struct Survey<'a> {
     probes: usize,
     skipped: usize,
     resets: usize,
+    backs: usize,
+    read_links: usize,
     signals: Vec<Signal>,
+}
+
+/// The ids of a listing, in order.
+fn ids_of(listing: &[LiveEvent]) -> Vec<String> {
+    listing.iter().map(|l| l.event.id.clone()).collect()
 }
 
 impl Survey<'_> {
@@ -205,6 +243,44 @@ impl Survey<'_> {
         }
     }
 
+    /// The controls of `listing` that are plain links whose destination needs no
+    /// firing (see [`LINKS_JS`]): to another origin (`Some(OUTSIDE)`), or to another
+    /// window, leaving the app's page as it is (`None`).
+    ///
+    /// Only controls without listeners count: a listener may stop the link or do
+    /// something else first. A click on such a link does what its `href` says, so firing
+    /// it (a page load of a host that may not answer, then a restart) would only confirm
+    /// it.
+    fn plain_links(&mut self, listing: &[LiveEvent]) -> Result<HashMap<String, Option<String>>> {
+        let ids: Vec<&str> = listing
+            .iter()
+            .filter(|l| l.event.handlers.is_empty() && l.event.kind == EventKind::Click)
+            .filter_map(|l| l.event.id.strip_suffix(" click"))
+            .collect();
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let origin = origin_of(self.app.chromium().start_url()).to_owned();
+        let expr = format!(
+            "{LINKS_JS}({}, {})",
+            serde_json::to_string(&ids).expect("strings"),
+            serde_json::to_string(&origin).expect("string")
+        );
+        let value = self.app.chromium().evaluate(&expr)?;
+        let kinds = value.as_array().cloned().unwrap_or_default();
+        Ok(ids
+            .iter()
+            .zip(kinds)
+            .filter_map(|(id, kind)| {
+                let leads = match kind.as_str()? {
+                    "outside" => Some(OUTSIDE.to_owned()),
+                    _ => None,
+                };
+                Some((format!("{id} click"), leads))
+            })
+            .collect())
+    }
+
     fn screen(&mut self) -> Result<String> {
         current_screen(self.app.chromium())
     }
@@ -215,8 +291,75 @@ impl Survey<'_> {
         Ok(())
     }
 
-    /// A fresh app brought to `screen` along `path`; false when the path no longer plays.
-    fn restore(&mut self, path: &[String], screen: &str) -> Result<bool> {
+    /// Brings the app back to `screen` showing the controls `here`, and returns its
+    /// listing then; `None` when neither way below gets there.
+    ///
+    /// First with Back, as a person would: history back for a page, Escape for a dialog,
+    /// a few times at most, since the probes since `screen` was listed may have gone
+    /// deeper. The screen counts as back only when it lists exactly the controls it had,
+    /// so a page whose state the probes changed is not mistaken for it. Otherwise a fresh
+    /// app is brought there along `path`, which is slower (a page load) but sure.
+    ///
+    /// A dialog closed by the probe is opened again from the screen under it, by the
+    /// control that opened it.
+    fn return_to(
+        &mut self,
+        path: &[String],
+        screen: &str,
+        parent: Option<&str>,
+        here: &[String],
+    ) -> Result<Option<Vec<LiveEvent>>> {
+        let mut reopened = false;
+        // The probes since `screen` was listed may have gone a few screens deeper.
+        let mut steps = 3;
+        // The page (path and query, no hash) `screen` is on.
+        let document = match kind_of(screen) {
+            ScreenKind::Page => Some(screen),
+            ScreenKind::Dialog => parent.filter(|p| kind_of(p) == ScreenKind::Page),
+        }
+        .map(document_of);
+        loop {
+            let now = self.screen()?;
+            if now == screen {
+                let listing = self.app.available()?;
+                if ids_of(&listing) == here {
+                    self.backs += 1;
+                    return Ok(Some(listing));
+                }
+                break;
+            }
+            if now == OUTSIDE
+                || steps == 0
+                || (kind_of(&now) == ScreenKind::Page && Some(document_of(&now)) != document)
+            {
+                // On another page, going back would load the app again, state and all,
+                // as a restart does.
+                break;
+            }
+            steps -= 1;
+            if kind_of(screen) == ScreenKind::Dialog && Some(now.as_str()) == parent {
+                let opener = match path.last() {
+                    Some(id) if !reopened => self
+                        .app
+                        .available()?
+                        .into_iter()
+                        .find(|l| l.event.id == *id),
+                    _ => None,
+                };
+                let Some(live) = opener else { break };
+                reopened = true;
+                self.app.fire(&live, &self.config.input)?;
+                continue;
+            }
+            if kind_of(&now) == ScreenKind::Dialog {
+                self.app.chromium().press_key("Escape", 27)?;
+            } else {
+                self.app
+                    .device()
+                    .perform(&Action::new(ActionKind::Return))?;
+            }
+            self.app.settle()?;
+        }
         self.app.reset()?;
         self.resets += 1;
         for id in path {
@@ -226,12 +369,14 @@ impl Survey<'_> {
                 .into_iter()
                 .find(|l| l.event.id == *id)
             else {
-                return Ok(false);
+                return Ok(None);
             };
             self.app.fire(&live, &self.config.input)?;
         }
-        self.drain()?;
-        Ok(self.screen()? == screen)
+        if self.screen()? != screen {
+            return Ok(None);
+        }
+        Ok(Some(self.app.available()?))
     }
 
     fn visit(&mut self, screen: String, path: Vec<String>, parent: Option<String>) -> Result<()> {
@@ -240,9 +385,11 @@ impl Survey<'_> {
         for live in &offered {
             self.record_ui(&screen, live);
         }
-        let here: Vec<String> = offered.iter().map(|l| l.event.id.clone()).collect();
-        // True while the app shows `screen` as the listing saw it.
-        let mut in_place = true;
+        let here = ids_of(&offered);
+        let mut links = self.plain_links(&offered)?;
+        // The page's listing while the app shows `screen` as it was listed; `None` once a
+        // probe has changed it.
+        let mut current = Some(offered.clone());
         // Controls that appear after a control fired in place (a new list row) join the
         // screen's list, and are surveyed in turn.
         let mut todo: std::collections::VecDeque<LiveEvent> = offered.into_iter().collect();
@@ -256,49 +403,64 @@ impl Survey<'_> {
                 self.skipped += 1;
                 continue;
             }
+            if let Some(leads) = links.remove(&live.event.id) {
+                self.probed.insert(live.event.id.clone());
+                self.read_links += 1;
+                if let Some(to) = leads {
+                    self.record_screen(&to);
+                    if let Some((_, rec)) = self.ui.iter_mut().find(|(id, _)| *id == live.event.id)
+                    {
+                        rec.effect = Some(Effect::Launch(to));
+                    }
+                }
+                continue;
+            }
             if self.screens.len() >= self.config.max_screens {
                 return Ok(());
             }
-            if !in_place && !self.restore(&path, &screen)? {
-                tracing::warn!(
-                    "survey: the path to {screen} no longer plays; its other controls are left"
-                );
-                return Ok(());
-            }
-            // The control may have moved or gone after in-place probes: look it up again.
-            let Some(target) = self
-                .app
-                .available()?
-                .into_iter()
-                .find(|l| l.event.id == live.event.id)
-            else {
-                in_place = false;
+            let listing = match current.take() {
+                Some(l) => l,
+                None => match self.return_to(&path, &screen, parent.as_deref(), &here)? {
+                    Some(l) => l,
+                    None => {
+                        tracing::warn!(
+                            "survey: the path to {screen} no longer plays; its other controls are left"
+                        );
+                        return Ok(());
+                    }
+                },
+            };
+            // The control may have moved or gone after in-place probes: look it up in the
+            // listing taken since.
+            let Some(target) = listing.into_iter().find(|l| l.event.id == live.event.id) else {
                 continue;
             };
             self.probed.insert(live.event.id.clone());
             self.probes += 1;
             if let Err(e) = self.app.fire(&target, &self.config.input) {
                 tracing::warn!("survey: firing {} failed: {e}", target.event.id);
-                in_place = false;
                 continue;
             }
-            self.drain()?;
             let after = self.screen()?;
             if after == screen {
                 let now = self.app.available()?;
-                let ids: Vec<String> = now.iter().map(|l| l.event.id.clone()).collect();
-                for l in now {
+                let same = ids_of(&now) == here;
+                let mut appeared = Vec::new();
+                for l in &now {
                     if !self.ui.iter().any(|(id, _)| *id == l.event.id) {
-                        self.record_ui(&screen, &l);
-                        todo.push_back(l);
+                        self.record_ui(&screen, l);
+                        todo.push_back(l.clone());
+                        appeared.push(l.clone());
                     }
                 }
+                links.extend(self.plain_links(&appeared)?);
                 // A screen that changed in place is restored before the next probe; the
                 // controls that appeared are then gone, and stay in the model unfired.
-                in_place = ids == here;
+                if same {
+                    current = Some(now);
+                }
                 continue;
             }
-            in_place = false;
             // Closing a dialog returns to the screen it was opened on; so does a step back
             // in history. Anything else launches the screen that shows now.
             let effect = if kind_of(&screen) == ScreenKind::Dialog
@@ -325,6 +487,59 @@ impl Survey<'_> {
         }
         Ok(())
     }
+}
+
+/// What the survey found: the screens, the controls with their effects, and what it
+/// took.
+struct Surveyed {
+    launch: String,
+    screens: Vec<String>,
+    ui: Vec<(String, UiRecord)>,
+    probes: usize,
+    skipped: usize,
+    resets: usize,
+    backs: usize,
+    read_links: usize,
+    signals: Vec<Signal>,
+}
+
+/// Surveys the app from a fresh start (see the module documentation).
+fn survey(
+    app: &mut WebApp,
+    config: &WebModelConfig,
+    may_change: &dyn Fn(&LiveEvent) -> bool,
+) -> Result<Surveyed> {
+    app.reset()?;
+    let mut survey = Survey {
+        config,
+        may_change,
+        screens: Vec::new(),
+        ui: Vec::new(),
+        probed: HashSet::new(),
+        probes: 0,
+        skipped: 0,
+        resets: 1,
+        backs: 0,
+        read_links: 0,
+        signals: Vec::new(),
+        app,
+    };
+    let launch = survey.screen()?;
+    survey.visit(launch.clone(), Vec::new(), None)?;
+    // Signals stay with the device until drained, restarts included: one drain takes
+    // what every probe set off.
+    survey.drain()?;
+    Ok(Surveyed {
+        launch,
+        screens: survey.screens,
+        ui: survey.ui,
+        probes: survey.probes,
+        skipped: survey.skipped,
+        resets: survey.resets,
+        backs: survey.backs,
+        read_links: survey.read_links,
+        signals: survey.signals,
+    })
 }
 
 /// Builds the Monkey++ model of the web app `app` shows (its start page).
@@ -374,24 +589,17 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
     };
 
     let t = Instant::now();
-    app.reset()?;
-    let mut survey = Survey {
-        config,
-        may_change: &may_change,
-        screens: Vec::new(),
-        ui: Vec::new(),
-        probed: HashSet::new(),
-        probes: 0,
-        skipped: 0,
-        resets: 1,
-        signals: Vec::new(),
-        app,
-    };
-    survey.drain()?;
-    let launch = survey.screen()?;
-    survey.visit(launch.clone(), Vec::new(), None)?;
+    let settle = app.settle_times();
+    app.set_settle(WebSettle {
+        quiet: Duration::from_millis(config.quiet_ms),
+        ..settle
+    });
+    let surveyed = survey(app, config, &may_change);
+    app.set_settle(settle);
+    let survey = surveyed?;
     let survey_ms = t.elapsed().as_secs_f64() * 1e3;
 
+    let launch = survey.launch.clone();
     let mut vertices = Vec::new();
     let mut edges = Vec::new();
     let mut callbacks = HashSet::new();
@@ -457,6 +665,8 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
         probes: survey.probes,
         skipped: survey.skipped,
         resets: survey.resets,
+        backs: survey.backs,
+        read_links: survey.read_links,
         static_effects: code.effects.clone(),
         signals: survey.signals,
     })

@@ -7,7 +7,7 @@ use gui_driver::{ChromiumConfig, ChromiumDevice, StaticServer};
 use gui_explore::{StepRecord, StepTimings};
 use gui_greybox::js::JsConfig;
 use gui_greybox::web::WebApp;
-use gui_model_search::web::{WebModelConfig, build_web_model, map_recorded_run, run_plan};
+use gui_model_search::web::{OUTSIDE, WebModelConfig, build_web_model, map_recorded_run, run_plan};
 use gui_model_search::{Bound, Effect, Reuse, SearchConfig, VertexKind, bfs_bound, search};
 
 fn effect_of<'m>(model: &'m gui_model_search::AppModel, id: &str) -> Option<&'m Effect> {
@@ -56,6 +56,14 @@ fn the_demo_is_modelled_searched_and_covered_in_chromium() {
         "{} skipped, {} fired",
         built.skipped,
         built.probes
+    );
+    // Screens are come back to with Back; a restart only where Back cannot restore the
+    // listing (Archive removed the rows; the confirm dialog's Yes removed one).
+    assert!(
+        built.backs > 2 * built.resets,
+        "{} returns by Back, {} restarts",
+        built.backs,
+        built.resets
     );
     let counts = model.count();
     assert!(counts.methods > 50 && counts.statements > 300, "{counts:?}");
@@ -125,4 +133,53 @@ fn the_demo_is_modelled_searched_and_covered_in_chromium() {
     assert_eq!(mapped.covered, ["#nav-settings click"]);
     assert_eq!(mapped.curve.len(), 3);
     assert!((mapped.interface_coverage - 1.0 / counts.ui as f64).abs() < 1e-9);
+}
+
+/// Plain links are read, not followed: one to another origin leads outside the app, one
+/// to another window leaves the page where it is. Links of the app's own page are fired,
+/// and the survey comes back from them with Back.
+#[test]
+fn the_survey_reads_plain_links_and_fires_the_app_own() {
+    let dir = tempfile::tempdir().unwrap();
+    // 192.0.2.1 is reserved for documentation: following the link would wait for a host
+    // that never answers.
+    std::fs::write(
+        dir.path().join("index.html"),
+        r##"<!doctype html><title>links</title>
+<a id="two" href="#/two">two</a> <a id="three" href="#/three">three</a>
+<a id="out" href="http://192.0.2.1/elsewhere">elsewhere</a>
+<a id="tab" href="other.html" target="_blank">in a new tab</a>
+<p id="where"></p>
+<script>
+  // The second link shows on the start page only: the survey has to come back for it.
+  const show = () => {
+    document.getElementById('where').textContent = location.hash;
+    document.getElementById('three').hidden = location.hash !== '';
+  };
+  window.addEventListener('hashchange', show);
+  show();
+</script>"##,
+    )
+    .unwrap();
+    let server = StaticServer::folder(dir.path(), "index.html").expect("serve the page");
+    let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
+        .unwrap_or_else(|e| panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}"));
+    let mut app = WebApp::new(device, &JsConfig::default()).unwrap();
+    let built = build_web_model(&mut app, &WebModelConfig::default()).unwrap();
+    let model = &built.model;
+    assert_eq!(
+        effect_of(model, "#out click"),
+        Some(&Effect::Launch(OUTSIDE.into()))
+    );
+    assert_eq!(effect_of(model, "#tab click"), None);
+    assert!(
+        matches!(effect_of(model, "#three click"), Some(Effect::Launch(s)) if s.ends_with("index.html#/three"))
+    );
+    assert_eq!(built.read_links, 2);
+    assert_eq!(built.probes, 2, "only the two hash links are fired");
+    // From #/two, Back brings the start page back for the next link: no restart but
+    // the first.
+    assert_eq!(built.resets, 1);
+    assert!(built.backs >= 1);
+    assert!(model.screens.iter().any(|s| s.name == OUTSIDE));
 }
