@@ -431,8 +431,13 @@ impl Survey<'_> {
                 },
             };
             // The control may have moved or gone after in-place probes: look it up in the
-            // listing taken since.
-            let Some(target) = listing.into_iter().find(|l| l.event.id == live.event.id) else {
+            // listing taken since (which still holds when it is not there).
+            let Some(target) = listing
+                .iter()
+                .find(|l| l.event.id == live.event.id)
+                .cloned()
+            else {
+                current = Some(listing);
                 continue;
             };
             self.probed.insert(live.event.id.clone());
