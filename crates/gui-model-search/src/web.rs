@@ -174,6 +174,18 @@ fn document_of(screen: &str) -> &str {
     screen.split_once('#').map_or(screen, |(page, _)| page)
 }
 
+/// Back on the web, from `screen`: Escape for a dialog, the browser's history back for a
+/// page; then waits for the page to settle.
+fn back(app: &mut WebApp, screen: &str) -> Result<()> {
+    if kind_of(screen) == ScreenKind::Dialog {
+        app.chromium().press_key("Escape", 27)?;
+    } else {
+        app.device().perform(&Action::new(ActionKind::Return))?;
+    }
+    app.settle()?;
+    Ok(())
+}
+
 fn kind_of(screen: &str) -> ScreenKind {
     if screen.starts_with("dialog ") {
         ScreenKind::Dialog
@@ -195,15 +207,8 @@ struct Survey<'a> {
     app: &'a mut WebApp,
     config: &'a WebModelConfig,
     may_change: &'a dyn Fn(&LiveEvent) -> bool,
-    screens: Vec<String>,
-    ui: Vec<(String, UiRecord)>,
     probed: HashSet<String>,
-    probes: usize,
-    skipped: usize,
-    resets: usize,
-    backs: usize,
-    read_links: usize,
-    signals: Vec<Signal>,
+    out: Surveyed,
 }
 
 /// The ids of a listing, in order.
@@ -213,16 +218,16 @@ fn ids_of(listing: &[LiveEvent]) -> Vec<String> {
 
 impl Survey<'_> {
     fn record_screen(&mut self, s: &str) {
-        if !self.screens.iter().any(|x| x == s) {
-            self.screens.push(s.to_owned());
+        if !self.out.screens.iter().any(|x| x == s) {
+            self.out.screens.push(s.to_owned());
         }
     }
 
     fn record_ui(&mut self, screen: &str, live: &LiveEvent) {
-        let rec = match self.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
+        let rec = match self.out.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
             Some((_, r)) => r,
             None => {
-                self.ui.push((
+                self.out.ui.push((
                     live.event.id.clone(),
                     UiRecord {
                         label: live.event.label.clone(),
@@ -235,7 +240,7 @@ impl Survey<'_> {
                         effect: None,
                     },
                 ));
-                &mut self.ui.last_mut().expect("just pushed").1
+                &mut self.out.ui.last_mut().expect("just pushed").1
             }
         };
         if !rec.screens.iter().any(|s| s == screen) {
@@ -287,7 +292,7 @@ impl Survey<'_> {
 
     fn drain(&mut self) -> Result<()> {
         let s = self.app.device().drain_signals()?;
-        self.signals.extend(s);
+        self.out.signals.extend(s);
         Ok(())
     }
 
@@ -323,7 +328,7 @@ impl Survey<'_> {
             if now == screen {
                 let listing = self.app.available()?;
                 if ids_of(&listing) == here {
-                    self.backs += 1;
+                    self.out.backs += 1;
                     return Ok(Some(listing));
                 }
                 break;
@@ -351,17 +356,10 @@ impl Survey<'_> {
                 self.app.fire(&live, &self.config.input)?;
                 continue;
             }
-            if kind_of(&now) == ScreenKind::Dialog {
-                self.app.chromium().press_key("Escape", 27)?;
-            } else {
-                self.app
-                    .device()
-                    .perform(&Action::new(ActionKind::Return))?;
-            }
-            self.app.settle()?;
+            back(self.app, &now)?;
         }
         self.app.reset()?;
-        self.resets += 1;
+        self.out.resets += 1;
         for id in path {
             let Some(live) = self
                 .app
@@ -400,22 +398,23 @@ impl Survey<'_> {
             }
             if !self.config.probe_all && !(self.may_change)(live) {
                 self.probed.insert(live.event.id.clone());
-                self.skipped += 1;
+                self.out.skipped += 1;
                 continue;
             }
             if let Some(leads) = links.remove(&live.event.id) {
                 self.probed.insert(live.event.id.clone());
-                self.read_links += 1;
+                self.out.read_links += 1;
                 if let Some(to) = leads {
                     self.record_screen(&to);
-                    if let Some((_, rec)) = self.ui.iter_mut().find(|(id, _)| *id == live.event.id)
+                    if let Some((_, rec)) =
+                        self.out.ui.iter_mut().find(|(id, _)| *id == live.event.id)
                     {
                         rec.effect = Some(Effect::Launch(to));
                     }
                 }
                 continue;
             }
-            if self.screens.len() >= self.config.max_screens {
+            if self.out.screens.len() >= self.config.max_screens {
                 return Ok(());
             }
             let listing = match current.take() {
@@ -441,7 +440,7 @@ impl Survey<'_> {
                 continue;
             };
             self.probed.insert(live.event.id.clone());
-            self.probes += 1;
+            self.out.probes += 1;
             if let Err(e) = self.app.fire(&target, &self.config.input) {
                 tracing::warn!("survey: firing {} failed: {e}", target.event.id);
                 continue;
@@ -452,7 +451,7 @@ impl Survey<'_> {
                 let same = ids_of(&now) == here;
                 let mut appeared = Vec::new();
                 for l in &now {
-                    if !self.ui.iter().any(|(id, _)| *id == l.event.id) {
+                    if !self.out.ui.iter().any(|(id, _)| *id == l.event.id) {
                         self.record_ui(&screen, l);
                         todo.push_back(l.clone());
                         appeared.push(l.clone());
@@ -475,12 +474,12 @@ impl Survey<'_> {
             } else {
                 Effect::Launch(after.clone())
             };
-            if let Some((_, rec)) = self.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
+            if let Some((_, rec)) = self.out.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
                 rec.effect = Some(effect.clone());
             }
             if matches!(effect, Effect::Launch(_))
                 && after != OUTSIDE
-                && !self.screens.contains(&after)
+                && !self.out.screens.contains(&after)
                 && path.len() < self.config.max_depth
             {
                 let mut deeper = path.clone();
@@ -496,8 +495,8 @@ impl Survey<'_> {
 
 /// What the survey found: the screens, the controls with their effects, and what it
 /// took.
+#[derive(Default)]
 struct Surveyed {
-    launch: String,
     screens: Vec<String>,
     ui: Vec<(String, UiRecord)>,
     probes: usize,
@@ -513,20 +512,16 @@ fn survey(
     app: &mut WebApp,
     config: &WebModelConfig,
     may_change: &dyn Fn(&LiveEvent) -> bool,
-) -> Result<Surveyed> {
+) -> Result<(String, Surveyed)> {
     app.reset()?;
     let mut survey = Survey {
         config,
         may_change,
-        screens: Vec::new(),
-        ui: Vec::new(),
         probed: HashSet::new(),
-        probes: 0,
-        skipped: 0,
-        resets: 1,
-        backs: 0,
-        read_links: 0,
-        signals: Vec::new(),
+        out: Surveyed {
+            resets: 1,
+            ..Surveyed::default()
+        },
         app,
     };
     let launch = survey.screen()?;
@@ -534,17 +529,7 @@ fn survey(
     // Signals stay with the device until drained, restarts included: one drain takes
     // what every probe set off.
     survey.drain()?;
-    Ok(Surveyed {
-        launch,
-        screens: survey.screens,
-        ui: survey.ui,
-        probes: survey.probes,
-        skipped: survey.skipped,
-        resets: survey.resets,
-        backs: survey.backs,
-        read_links: survey.read_links,
-        signals: survey.signals,
-    })
+    Ok((launch, survey.out))
 }
 
 /// Builds the Monkey++ model of the web app `app` shows (its start page).
@@ -601,10 +586,9 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
     });
     let surveyed = survey(app, config, &may_change);
     app.set_settle(settle);
-    let survey = surveyed?;
+    let (launch, survey) = surveyed?;
     let survey_ms = t.elapsed().as_secs_f64() * 1e3;
 
-    let launch = survey.launch.clone();
     let mut vertices = Vec::new();
     let mut edges = Vec::new();
     let mut callbacks = HashSet::new();
@@ -850,14 +834,7 @@ impl Live<'_, '_> {
             }
             Interaction::Back => {
                 let here = current_screen(self.app.chromium())?;
-                if kind_of(&here) == ScreenKind::Dialog {
-                    self.app.chromium().press_key("Escape", 27)?;
-                } else {
-                    self.app
-                        .device()
-                        .perform(&Action::new(ActionKind::Return))?;
-                }
-                self.app.settle()?;
+                back(self.app, &here)?;
                 self.run.back();
                 Action::new(ActionKind::Return)
             }
