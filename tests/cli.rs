@@ -385,43 +385,30 @@ fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
 
     let dir = tempfile::tempdir().unwrap();
     let efg = dir.path().join("efg.json");
-    std::fs::write(&efg, "{\"events\": [").unwrap();
     let efg_s = efg.to_str().unwrap();
     let out_dir = dir.path().join("run");
-    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("efg.json") && err.contains("not an event-flow graph"),
-        "{err}"
-    );
-    // Well-formed JSON whose edges point at events that do not exist.
-    std::fs::write(
-        &efg,
-        r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
-            "initial": [0], "follows": [[3]]}"#,
-    )
-    .unwrap();
-    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
-    let err = stderr(&out);
-    assert!(
-        err.contains("efg.json") && err.contains("followed by 3"),
-        "{err}"
-    );
-    // Observed effects of an event that is not there.
-    std::fs::write(
-        &efg,
-        r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
-            "initial": [0], "follows": [[0]],
-            "effects": {"5": {"reads": ["state.route"], "writes": []}}}"#,
-    )
-    .unwrap();
-    let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
-    let err = stderr(&out);
-    assert!(
-        err.contains("efg.json") && err.contains("effects are recorded for event 5"),
-        "{err}"
-    );
+    for (text, says) in [
+        ("{\"events\": [", "not an event-flow graph"),
+        // Well-formed JSON whose edges point at events that do not exist.
+        (
+            r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
+                "initial": [0], "follows": [[3]]}"#,
+            "followed by 3",
+        ),
+        // Observed effects of an event that is not there.
+        (
+            r#"{"events": [{"id": "a", "label": "a", "window": "w", "kind": "click"}],
+                "initial": [0], "follows": [[0]],
+                "effects": {"5": {"reads": ["state.route"], "writes": []}}}"#,
+            "effects are recorded for event 5",
+        ),
+    ] {
+        std::fs::write(&efg, text).unwrap();
+        let out = greybox(&["--efg", efg_s, "--out", out_dir.to_str().unwrap()]);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("efg.json") && err.contains(says), "{err}");
+    }
     assert!(
         !out_dir.join("run.json").exists(),
         "nothing started, nothing written"

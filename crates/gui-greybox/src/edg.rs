@@ -46,7 +46,7 @@ impl Edg {
     /// Drops the fields of each edge e → e' that an event in between overwrites, and the
     /// edges left with none; returns how many edges went. "In between" are the events
     /// Algorithm 3 inserts to get from e to e': the inner events of the shortest EFG path
-    /// ([`Efg::shortest_path`], the same path the test case will take). A value e writes
+    /// ([`Efg::shortest_path`], the same path the test case will take; one search per e). A value e writes
     /// that such an event writes again never reaches e' in that test case, so the pair
     /// tests nothing Algorithm 1's weight promised. Without this, on the web every
     /// navigation writes and reads the router's current screen, and every pair of screens
@@ -55,8 +55,12 @@ impl Edg {
     pub fn drop_overwritten(&mut self, efg: &Efg, rw: &[ReadWrite]) -> usize {
         let mut dropped = 0;
         for (e, successors) in self.edges.iter_mut().enumerate() {
+            if successors.is_empty() {
+                continue;
+            }
+            let paths = efg.paths_from(e);
             successors.retain(|&e2, weight| {
-                let Some(path) = efg.shortest_path(e, e2) else {
+                let Some(path) = paths.to(e2) else {
                     return true;
                 };
                 let inner = &path[1..path.len() - 1];

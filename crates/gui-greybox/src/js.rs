@@ -466,12 +466,7 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
         accesses.sort_by_key(|a| a.offset);
         let mut own = ReadWrite::default();
         for a in &accesses {
-            let set = if a.write {
-                &mut own.writes
-            } else {
-                &mut own.reads
-            };
-            set.insert(a.path.clone());
+            own.record(&a.path, a.write);
         }
         let mut calls: Vec<usize> = function
             .direct

@@ -21,7 +21,7 @@ pub use generate::{
     Executable, Generated, Mode, Plan, abstract_sequences, blackbox_sequences,
     executable_sequences, plan,
 };
-pub use model::{Efg, Event, EventKind, HandlerRef};
+pub use model::{Efg, Event, EventKind, HandlerRef, Paths};
 pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay};
 pub use rip::{RipConfig, Ripped, rip};
 pub use rw::ReadWrite;

@@ -69,6 +69,32 @@ pub struct Efg {
     pub effects: BTreeMap<usize, ReadWrite>,
 }
 
+/// Shortest paths from one event, as [`Efg::paths_from`] finds them.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    from: usize,
+    /// Each event reached, and the event before it on its path.
+    prev: BTreeMap<usize, usize>,
+}
+
+impl Paths {
+    /// The path to `to`, both ends included; `None` when `to` cannot be reached.
+    pub fn to(&self, to: usize) -> Option<Vec<usize>> {
+        self.prev.get(&to)?;
+        let mut path = vec![to];
+        let mut at = to;
+        while let Some(&p) = self.prev.get(&at) {
+            path.push(p);
+            if p == self.from {
+                break;
+            }
+            at = p;
+        }
+        path.reverse();
+        Some(path)
+    }
+}
+
 impl Efg {
     /// Adds an event (or finds it by id) and returns its index.
     pub fn add_event(&mut self, event: Event) -> usize {
@@ -136,6 +162,17 @@ impl Efg {
     /// an event to itself needs an edge (a self loop or a cycle): events are fired, not
     /// visited, so `e, e` fires `e` twice.
     pub fn shortest_path(&self, from: usize, to: usize) -> Option<Vec<usize>> {
+        self.search(from, Some(to)).to(to)
+    }
+
+    /// The shortest paths from `from` to every event, as [`shortest_path`](Self::shortest_path)
+    /// finds each: one search for many targets.
+    pub fn paths_from(&self, from: usize) -> Paths {
+        self.search(from, None)
+    }
+
+    /// Breadth first from `from`, stopping once `stop` is reached.
+    fn search(&self, from: usize, stop: Option<usize>) -> Paths {
         let mut prev: BTreeMap<usize, usize> = BTreeMap::new();
         let mut queue = VecDeque::from([from]);
         while let Some(e) = queue.pop_front() {
@@ -144,23 +181,13 @@ impl Efg {
                     continue;
                 }
                 prev.insert(s, e);
-                if s == to {
-                    let mut path = vec![to];
-                    let mut at = to;
-                    while let Some(&p) = prev.get(&at) {
-                        path.push(p);
-                        if p == from {
-                            break;
-                        }
-                        at = p;
-                    }
-                    path.reverse();
-                    return Some(path);
+                if Some(s) == stop {
+                    return Paths { from, prev };
                 }
                 queue.push_back(s);
             }
         }
-        None
+        Paths { from, prev }
     }
 
     /// The shortest executable prefix that ends by firing `to`: `to` alone when it is an

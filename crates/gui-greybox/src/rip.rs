@@ -58,8 +58,8 @@ pub struct Ripped {
 /// Rips `app`. Each event is fired once, from the first state that offers it: the app is
 /// reset, the path to that state is replayed, the event is fired, and the events enabled
 /// afterwards become its successors in the EFG. What the app reports it saw the event
-/// execute ([`GreyboxApp::observed_effects`]) goes to [`Efg::effects`]. A state not seen before is explored in
-/// turn (depth first).
+/// execute ([`GreyboxApp::observed_effects`]) goes to [`Efg::effects`]. A state not seen
+/// before is explored in turn (depth first).
 pub fn rip(app: &mut dyn GreyboxApp, config: &RipConfig) -> Result<Ripped> {
     let started = Instant::now();
     let mut efg = Efg::default();

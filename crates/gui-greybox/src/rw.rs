@@ -20,6 +20,16 @@ impl ReadWrite {
         self.writes.extend(other.writes.iter().cloned());
     }
 
+    /// Adds one read (or, with `write`, one write) of `path`.
+    pub fn record(&mut self, path: &str, write: bool) {
+        let set = if write {
+            &mut self.writes
+        } else {
+            &mut self.reads
+        };
+        set.insert(path.to_owned());
+    }
+
     /// Algorithm 1's edge weight from `self` (the earlier event) to `later`:
     /// `|R(later) ∩ W(self)|`.
     pub fn flows_into(&self, later: &ReadWrite) -> usize {

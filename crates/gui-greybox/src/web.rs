@@ -372,15 +372,9 @@ impl GreyboxApp for WebApp {
                 let at = utf16.map_or(access.offset, |t| {
                     t.get(access.offset as usize).copied().unwrap_or(u32::MAX)
                 });
-                if !run.executed(u64::from(at)) {
-                    continue;
+                if run.executed(u64::from(at)) {
+                    rw.record(&access.path, access.write);
                 }
-                let set = if access.write {
-                    &mut rw.writes
-                } else {
-                    &mut rw.reads
-                };
-                set.insert(access.path.clone());
             }
         }
         Ok(Some(rw))

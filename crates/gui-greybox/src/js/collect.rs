@@ -423,6 +423,16 @@ fn selector_of_root(root: &str) -> Option<String> {
     }
 }
 
+/// The access paths a use of `path` touches: a lone name itself, else every prefix of
+/// two parts or more (`a.b.c` touches `a.b` and `a.b.c`; `a` alone is the owner).
+fn prefixes(path: &[String]) -> Vec<String> {
+    if path.len() == 1 {
+        vec![path[0].clone()]
+    } else {
+        (2..=path.len()).map(|n| join(path[..n].iter())).collect()
+    }
+}
+
 impl<'a> Collector<'a, '_> {
     /// The work of `visit_expression`, which first notes where the expression is.
     fn expression(&mut self, expression: &Expression<'a>) {
@@ -491,12 +501,7 @@ impl<'a> Collector<'a, '_> {
         let Some(function) = self.current() else {
             return;
         };
-        let reads: Vec<String> = if path.len() == 1 {
-            vec![path[0].clone()]
-        } else {
-            (2..=path.len()).map(|n| join(path[..n].iter())).collect()
-        };
-        for read in reads {
+        for read in prefixes(path) {
             function.accesses.push(super::Access {
                 offset,
                 path: read,
@@ -532,11 +537,7 @@ impl<'a> Collector<'a, '_> {
     /// `path.push(x)` and the like write `path`, unless the call reaches an application
     /// method, whose own effects are then followed instead.
     fn record_mutation(&mut self, path: &[String], key: &CallKey) {
-        let writes = if path.len() == 1 {
-            vec![path[0].clone()]
-        } else {
-            (2..=path.len()).map(|n| join(path[..n].iter())).collect()
-        };
+        let writes = prefixes(path);
         let at = self.at;
         if let Some(function) = self.current() {
             function.mutations.push((key.clone(), writes, at));
