@@ -119,6 +119,61 @@ fn polling_throttles_wait_for_the_loading_feed_and_not_for_a_static_screen() {
     }
 }
 
+/// The shipped rendering network (`--throttle adat`), at the desktop size its training
+/// frames have: it waits while the feed slides in and shows its spinner and skeleton
+/// cards, clicks "Claim offer" once it is there (bug E), and goes on after the first
+/// frame or two when a click only changes a number.
+#[test]
+fn the_shipped_network_waits_for_the_loading_feed_and_not_for_a_static_screen() {
+    let lock = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    let server = StaticServer::demo().expect("serve demo app");
+    let config = ChromiumConfig {
+        coverage: false,
+        ..ChromiumConfig::default()
+    };
+    let mut device = common::launch(&server.url(), config);
+    let judge = gui_testing::cli::adat_judge().expect("the shipped network loads");
+    let mut throttle = Adaptive::new(poll(), judge);
+    let feed = center_of(&mut device, "#nav-feed");
+    let counter = center_of(&mut device, "#home-counter-btn");
+
+    let w = wait_after_click(&mut device, feed, &mut throttle);
+    eprintln!("adat on the loading feed: {:?}", w.outcome);
+    assert!(
+        w.outcome.waited_ms >= FEED_DELAY_MS - 100.0 && !w.outcome.capped,
+        "the feed loads for {FEED_DELAY_MS} ms but AdaT went on after {:?}",
+        w.outcome
+    );
+    assert!(
+        no_skeleton(&w.frame.expect("the last frame")),
+        "went on while skeletons showed"
+    );
+    device.drain_signals().unwrap();
+    let claim = center_of(&mut device, "#feed-claim");
+    device.perform(&click(claim)).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let found: Vec<String> = device
+        .drain_signals()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.key)
+        .collect();
+    assert!(
+        found.iter().any(|k| k.contains("claimOffer")),
+        "the claim click after AdaT's wait did not raise bug E: {found:?}"
+    );
+
+    go_home(&mut device);
+    let w = wait_after_click(&mut device, counter, &mut throttle);
+    eprintln!("adat on the home counter: {:?}", w.outcome);
+    assert!(
+        w.outcome.frames <= 3 && w.outcome.waited_ms < FEED_DELAY_MS / 2.0,
+        "a static screen kept AdaT waiting: {:?}",
+        w.outcome
+    );
+    drop(lock);
+}
+
 /// Bug E of the demo: "Claim offer" appears 700 ms after the feed is entered, where a
 /// grey skeleton card was. A 200 ms throttle clicks the skeleton; waiting until the screen
 /// is rendered clicks the button, which throws.

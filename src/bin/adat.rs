@@ -51,6 +51,18 @@ enum Command {
         /// Gray input instead of RGB.
         #[arg(long)]
         gray: bool,
+        /// Synthetic partial frames (skeletons, spinners, progress bars, cross-fades,
+        /// slides) drawn from each full training frame; 0 trains on the recorded frames
+        /// alone.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        synthetic: usize,
+        /// Initial learning rate (the paper's 0.01 by default), halved every 10 epochs.
+        #[arg(long, value_name = "RATE")]
+        learning_rate: Option<f64>,
+        /// Train only on partial frames that differ from their settled screen in at least
+        /// this share of pixels (the collector's `change`); the test frames are all kept.
+        #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+        min_change: f64,
         /// Input width in pixels, a multiple of 8 (default 192).
         #[arg(long, value_name = "PX")]
         width: Option<usize>,
@@ -67,6 +79,10 @@ enum Command {
         data: PathBuf,
         #[arg(long, value_name = "MODEL.safetensors")]
         model: PathBuf,
+        /// Score only the partial frames that differ from their settled screen in at least
+        /// this share of pixels (the `change` the collector records), e.g. 0.01.
+        #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+        min_change: f64,
     },
     /// Print the rendering state and P(fully rendered) of PNG screenshots.
     Classify {
@@ -95,6 +111,9 @@ fn main() -> ExitCode {
             epochs,
             test_apps,
             gray,
+            synthetic,
+            learning_rate,
+            min_change,
             width,
             height,
         } => {
@@ -110,9 +129,22 @@ fn main() -> ExitCode {
                 seed,
                 ..defaults
             };
-            run_train(&data, &out, &arch, net, epochs, test_apps)
+            let defaults = RenderTrainConfig::default();
+            let config = RenderTrainConfig {
+                epochs: epochs.unwrap_or(defaults.epochs),
+                test_apps,
+                synthetic_per_full: synthetic,
+                learning_rate: learning_rate.unwrap_or(defaults.learning_rate),
+                min_partial_change: min_change,
+                ..defaults
+            };
+            run_train(&data, &out, &arch, net, config)
         }
-        Command::Evaluate { data, model } => run_evaluate(&data, &model),
+        Command::Evaluate {
+            data,
+            model,
+            min_change,
+        } => run_evaluate(&data, &model, min_change),
         Command::Classify { model, inputs } => run_classify(&model, &inputs),
     };
     match result {
@@ -129,8 +161,7 @@ fn run_train(
     out: &Path,
     arch: &str,
     net: RenderNetConfig,
-    epochs: Option<usize>,
-    test_apps: Vec<String>,
+    config: RenderTrainConfig,
 ) -> Result<()> {
     let arch: RenderArch = arch.parse()?;
     let seed = net.seed;
@@ -139,23 +170,37 @@ fn run_train(
         arch,
         ..net.clone()
     })?;
+    if !(0.0..=1.0).contains(&config.min_partial_change) {
+        bail!(
+            "--min-change takes a share between 0 and 1, not {}",
+            config.min_partial_change
+        );
+    }
+    if !(config.learning_rate > 0.0 && config.learning_rate.is_finite()) {
+        bail!(
+            "--learning-rate must be a positive number, not {}",
+            config.learning_rate
+        );
+    }
     let dataset = RenderDataset::load(data)?;
-    let defaults = RenderTrainConfig::default();
     let config = RenderTrainConfig {
         net: RenderNetConfig { arch, ..net },
-        epochs: epochs.unwrap_or(defaults.epochs),
-        test_apps,
         seed,
-        ..defaults
+        ..config
     };
+    let synthetic = config.synthetic_per_full;
     let [partial, full] = dataset.label_counts();
     gui_testing::say!(
-        "{}: {} frames ({full} full, {partial} partial) from {} apps; training {} for {} epochs",
+        "{}: {} frames ({full} full, {partial} partial) from {} apps; training {} for {} epochs \
+         at learning rate {}, {synthetic} synthetic partial frame(s) per full training frame, \
+         training partial frames changed by at least {}",
         data.display(),
         dataset.frames.len(),
         dataset.apps().len(),
         arch.as_str(),
-        config.epochs
+        config.epochs,
+        config.learning_rate,
+        config.min_partial_change
     );
     let (mut net, report) = train(&dataset, &config, |epoch, loss, val| match val {
         Some(f1) => gui_testing::say!("epoch {epoch:>3}: loss {loss:.4}, validation F1 {f1:.3}"),
@@ -173,9 +218,12 @@ fn run_train(
     );
     print_scores(&report.test_by_app, &report.test);
     net.set_notes(format!(
-        "data {}, seed {seed}, epochs {}, test apps {}: {}",
+        "data {}, seed {seed}, epochs {}, learning rate {}, synthetic {synthetic}, min change {}, \
+         test apps {}: {}",
         data.display(),
         config.epochs,
+        config.learning_rate,
+        config.min_partial_change,
         report.split.test.join(","),
         report.test
     ));
@@ -191,9 +239,19 @@ fn print_scores(by_app: &std::collections::BTreeMap<String, RenderMetrics>, all:
     gui_testing::say!("  {:<24} {all}", "overall");
 }
 
-fn run_evaluate(data: &Path, model: &Path) -> Result<()> {
+fn run_evaluate(data: &Path, model: &Path, min_change: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&min_change) {
+        bail!("--min-change takes a share between 0 and 1, not {min_change}");
+    }
     let net = RenderNet::load(model)?;
-    let dataset = RenderDataset::load(data)?;
+    let mut dataset = RenderDataset::load(data)?;
+    if min_change > 0.0 {
+        let dropped = dataset.drop_small_changes(min_change);
+        gui_testing::say!(
+            "left out {dropped} partial frame(s) that differ from their settled screen in less \
+             than {min_change} of their pixels"
+        );
+    }
     let held_out: Vec<String> = dataset
         .apps()
         .into_iter()

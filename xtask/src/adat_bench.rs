@@ -370,18 +370,24 @@ pub fn run(rest: &[String]) -> Result<()> {
 }
 
 const TRAIN_USAGE: &str = "usage: cargo xtask adat-train [--data DIR] [--seed N] [--epochs N] \
-     [--test-app APP] [--out MODEL.safetensors]";
+     [--test-app APP]... [--synthetic N] [--archs mobilenet,cnn3] [--out MODEL.safetensors]";
+
+/// The apps `adat-train` holds out unless told otherwise: the two recorded apps that look
+/// least like the others (a JSON tree editor with menus, a code editor).
+const TEST_APPS: &[&str] = &["jsoneditor", "ace"];
 
 /// `cargo xtask adat-train`: trains the shipped rendering-state network
 /// (`crates/gui-vision/models/render_net.safetensors`) and the 3-layer CNN baseline on the
-/// frames of `cargo xtask adat-data`, with one app held out, and scores both and the
-/// consecutive-frame heuristic on it.
+/// frames of `cargo xtask adat-data`, with whole apps held out, and scores both and the
+/// consecutive-frame heuristic on them.
 pub fn train(rest: &[String]) -> Result<()> {
     let mut data = crate::root().join("target/adat-data");
     let mut out = crate::root().join("crates/gui-vision/models/render_net.safetensors");
     let mut seed = "1".to_owned();
     let mut epochs = None;
-    let mut test_app = "jsoneditor".to_owned();
+    let mut test_apps: Vec<String> = Vec::new();
+    let mut synthetic = "1".to_owned();
+    let mut archs = vec!["mobilenet".to_owned(), "cnn3".to_owned()];
     for (flag, value) in crate::flag_values(rest, TRAIN_USAGE)? {
         let value = value.to_owned();
         match flag {
@@ -389,7 +395,9 @@ pub fn train(rest: &[String]) -> Result<()> {
             "--out" => out = PathBuf::from(value),
             "--seed" => seed = value,
             "--epochs" => epochs = Some(value),
-            "--test-app" => test_app = value,
+            "--test-app" => test_apps.push(value),
+            "--synthetic" => synthetic = value,
+            "--archs" => archs = value.split(',').map(str::to_owned).collect(),
             other => bail!("unknown option `{other}`\n{TRAIN_USAGE}"),
         }
     }
@@ -402,14 +410,25 @@ pub fn train(rest: &[String]) -> Result<()> {
     let adat = crate::build_release(&["adat"])?.join("adat");
     let cnn3 = crate::root().join("target/adat-models/cnn3.safetensors");
     std::fs::create_dir_all(cnn3.parent().expect("has a parent"))?;
-    for (arch, model) in [("mobilenet", &out), ("cnn3", &cnn3)] {
+    if test_apps.is_empty() {
+        test_apps = TEST_APPS.iter().map(|s| (*s).to_owned()).collect();
+    }
+    for arch in &archs {
+        let model = match arch.as_str() {
+            "mobilenet" => &out,
+            "cnn3" => &cnn3,
+            other => bail!("unknown network `{other}` (mobilenet or cnn3)\n{TRAIN_USAGE}"),
+        };
         let mut cmd = std::process::Command::new(&adat);
         cmd.arg("train")
             .arg("--data")
             .arg(&data)
             .arg("--out")
             .arg(model)
-            .args(["--seed", &seed, "--arch", arch, "--test-app", &test_app]);
+            .args(["--seed", &seed, "--arch", arch, "--synthetic", &synthetic]);
+        for app in &test_apps {
+            cmd.args(["--test-app", app]);
+        }
         if let Some(e) = &epochs {
             cmd.args(["--epochs", e]);
         }

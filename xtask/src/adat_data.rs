@@ -17,8 +17,12 @@
 //! demo's slowest load step of 240 ms plus margin). That frame is `full`; the distinct
 //! frames before it are `partial`. Transitions that never settle within [`MAX_CAPTURE`]
 //! are dropped (an endless animation is neither), and so are frames still showing the
-//! screen as it was before the click (a settled old screen is not a partial one). To keep
-//! a spinner from flooding the set, at most one partial frame per [`MIN_GAP_MS`] is kept.
+//! screen as it was before the click (a settled old screen is not a partial one), and
+//! frames that differ from the settled screen in less than [`MIN_PARTIAL_CHANGE`] of their
+//! pixels (a focus ring or hover tint that lands a frame before the rest). To keep a
+//! spinner from flooding the set, at most one partial frame per [`MIN_GAP_MS`] is kept.
+//! Each line also records `change`, the share of pixels that differ from the settled
+//! screen, so a score can be read per size of change (`adat evaluate --min-change`).
 //!
 //! Output: `<out>/<app>/frame-NNNNN.png` (the screencast's own PNG bytes) and
 //! `<out>/labels.jsonl`, one `{"file", "app", "label", "transition", "t_ms"}` per frame,
@@ -40,11 +44,21 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 const USAGE: &str = "usage: cargo xtask adat-data [--out DIR] [--seed N] [--transitions N] \
-     [--apps demo,jquery-ui,...] [--width PX --height PX]";
+     [--apps demo,jquery-ui,...] [--width PX --height PX] [--append]";
 
 /// Subjects that have something to click and render it in this Chromium (others can be
 /// asked for with `--apps`).
-const DEFAULT_APPS: &[&str] = &["demo", "jquery-ui", "todomvc-vanillajs", "jsoneditor"];
+const DEFAULT_APPS: &[&str] = &[
+    "demo",
+    "jquery-ui",
+    "todomvc-vanillajs",
+    "jsoneditor",
+    "todomvc-react",
+    "todomvc-vue",
+    "todomvc-backbone",
+    "todomvc-angularjs",
+    "ace",
+];
 
 /// No frame for this long: the screen is quiet and the transition is over.
 const QUIET: Duration = Duration::from_millis(400);
@@ -52,6 +66,11 @@ const QUIET: Duration = Duration::from_millis(400);
 const MAX_CAPTURE: Duration = Duration::from_millis(3000);
 /// Partial frames closer together than this are thinned out.
 const MIN_GAP_MS: u32 = 50;
+/// A partial frame that differs from the settled screen in less than this share of its
+/// pixels is left out: a person would call it finished (a focus ring, a hover tint, the
+/// last step of a fade), and no single screenshot can tell it from the final one. At
+/// 640x400 it is 640 pixels, a 2-px progress bar a quarter of the way across.
+const MIN_PARTIAL_CHANGE: f64 = 0.0025;
 /// Chance that a step is a history back instead of a click.
 const BACK_CHANCE: f64 = 0.1;
 
@@ -88,6 +107,8 @@ struct Options {
     transitions: u32,
     apps: Vec<String>,
     max: Size,
+    /// Add the apps to the data set in `out` instead of replacing it.
+    append: bool,
 }
 
 fn parse(rest: &[String]) -> Result<Options> {
@@ -97,6 +118,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         transitions: 40,
         apps: DEFAULT_APPS.iter().map(|s| (*s).to_owned()).collect(),
         max: Size::new(640, 400),
+        append: false,
     };
     let mut it = rest.iter();
     while let Some(arg) = it.next() {
@@ -114,6 +136,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             "--transitions" => o.transitions = number(value()?)? as u32,
             "--width" => o.max.width = number(value()?)? as u32,
             "--height" => o.max.height = number(value()?)? as u32,
+            "--append" => o.append = true,
             "--apps" => {
                 o.apps = value()?
                     .split(',')
@@ -141,6 +164,8 @@ struct Label {
     label: &'static str,
     transition: u32,
     t_ms: u32,
+    /// Share of the frame's pixels that differ from the settled screen (0 for it).
+    change: f64,
 }
 
 /// Counts of one app.
@@ -161,22 +186,37 @@ pub fn run(rest: &[String]) -> Result<()> {
     let opts = parse(rest)?;
     crate::browser()?;
     let started = Instant::now();
-    // A run replaces the data set an earlier run left in the same folder.
-    if opts.out.join("labels.jsonl").is_file() {
+    let labels_path = opts.out.join("labels.jsonl");
+    if opts.append {
+        // Appending never mixes two walks of one app: its frames would share names.
+        let old = std::fs::read_to_string(&labels_path).unwrap_or_default();
+        for app in &opts.apps {
+            let tag = format!("\"app\":{}", serde_json::to_string(app)?);
+            if old.contains(&tag) || opts.out.join(app).exists() {
+                bail!(
+                    "{}: the data set has {app} already; --append adds new apps only",
+                    opts.out.display()
+                );
+            }
+        }
+    } else if labels_path.is_file() {
+        // A run replaces the data set an earlier run left in the same folder.
         std::fs::remove_dir_all(&opts.out)
             .with_context(|| format!("removing the old data set {}", opts.out.display()))?;
     }
     std::fs::create_dir_all(&opts.out)
         .with_context(|| format!("creating {}", opts.out.display()))?;
-    let labels_path = opts.out.join("labels.jsonl");
-    let mut labels = std::fs::File::create(&labels_path)
-        .with_context(|| format!("creating {}", labels_path.display()))?;
+    let mut labels = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&labels_path)
+        .with_context(|| format!("opening {}", labels_path.display()))?;
     let mut all: BTreeMap<String, Counts> = BTreeMap::new();
     let mut errors = Vec::new();
-    for (i, app) in opts.apps.iter().enumerate() {
+    for app in &opts.apps {
         let t = Instant::now();
         let mut counts = Counts::default();
-        let seed = opts.seed.wrapping_mul(1000).wrapping_add(i as u64);
+        let seed = app_seed(opts.seed, app);
         if let Err(e) = collect_app(app, seed, &opts, &mut labels, &mut counts) {
             errors.push(format!("{app}: {e:#}"));
         }
@@ -197,6 +237,14 @@ pub fn run(rest: &[String]) -> Result<()> {
         bail!("adat-data: {} app(s) failed (see above)", errors.len());
     }
     Ok(())
+}
+
+/// The seed of one app's walk: the run's seed mixed with the app's name (FNV-1a), so it
+/// does not depend on which other apps the run records.
+fn app_seed(seed: u64, app: &str) -> u64 {
+    app.bytes().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn serve(app: &str) -> Result<StaticServer> {
@@ -260,7 +308,7 @@ fn collect_app(
             counts.unchanged += 1;
             continue;
         }
-        for (frame, t_ms, full) in labelled {
+        for (frame, t_ms, full, change) in labelled {
             let file = format!("{app}/frame-{next_file:05}.png");
             next_file += 1;
             let path = opts.out.join(&file);
@@ -279,6 +327,7 @@ fn collect_app(
                 label,
                 transition,
                 t_ms,
+                change: (change * 1e4).round() / 1e4,
             })?;
             writeln!(labels, "{line}")?;
         }
@@ -400,8 +449,9 @@ fn record(device: &mut ChromiumDevice, max: Size, action: Option<&Action>) -> Re
     })
 }
 
-/// A frame with its label: (frame, ms since the action, full).
-type Labelled<'a> = (&'a ScreencastFrame, u32, bool);
+/// A frame with its label: (frame, ms since the action, full, share of its pixels that
+/// differ from the settled screen).
+type Labelled<'a> = (&'a ScreencastFrame, u32, bool, f64);
 
 /// The labelled frames of a transition. `None` when the screen never settled; empty when
 /// nothing changed.
@@ -444,14 +494,33 @@ fn label(rec: &Recording) -> Result<Option<Vec<Labelled<'_>>>> {
         if before.is_some_and(|b| matching.matches(b, &d.2)) {
             continue;
         }
+        let change = changed_share(&d.2, &last.2);
+        if change < MIN_PARTIAL_CHANGE {
+            continue;
+        }
         if last_kept.is_some_and(|k| d.0 - k < f64::from(MIN_GAP_MS)) {
             continue;
         }
         last_kept = Some(d.0);
-        out.push((d.1, d.0.round() as u32, false));
+        out.push((d.1, d.0.round() as u32, false, change));
     }
-    out.push((last.1, last.0.round() as u32, true));
+    out.push((last.1, last.0.round() as u32, true, 0.0));
     Ok(Some(out))
+}
+
+/// The share of pixels that differ by more than 8 in some channel (1 when the sizes
+/// differ).
+fn changed_share(a: &Screenshot, b: &Screenshot) -> f64 {
+    let (a, b) = (a.pixels(), b.pixels());
+    if a.dimensions() != b.dimensions() {
+        return 1.0;
+    }
+    let changed = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 8))
+        .count();
+    changed as f64 / (a.width() as f64 * a.height() as f64).max(1.0)
 }
 
 fn print_counts(all: &BTreeMap<String, Counts>, took: Duration) {

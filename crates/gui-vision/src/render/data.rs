@@ -54,6 +54,10 @@ pub struct FrameRecord {
     /// `cargo xtask adat-data` writes).
     #[serde(default, alias = "t_ms", skip_serializing_if = "Option::is_none")]
     pub time_ms: Option<f64>,
+    /// Optional: the share of the frame's pixels that differ from the transition's settled
+    /// screen (0 for that screen itself), as `cargo xtask adat-data` records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<f64>,
 }
 
 fn string_or_integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -155,6 +159,17 @@ impl RenderDataset {
             counts[f.record.label.index()] += 1;
         }
         counts
+    }
+
+    /// Leaves out the partial frames whose recorded `change` is below `min`: screens that
+    /// differ from their settled screen so little that a person would call them finished.
+    /// Frames without a recorded change are kept. Returns how many were left out.
+    pub fn drop_small_changes(&mut self, min: f64) -> usize {
+        let before = self.frames.len();
+        self.frames.retain(|f| {
+            f.record.label == RenderLabel::Full || f.record.change.is_none_or(|c| c >= min)
+        });
+        before - self.frames.len()
     }
 
     /// The frames of `apps`, in file order.
@@ -338,6 +353,23 @@ mod tests {
         assert_eq!(set.label_counts(), [1, 2]);
         assert_eq!(set.transitions().len(), 2, "by app and transition");
         assert_eq!(set.image(&set.frames[0]).unwrap().dimensions(), (8, 6));
+    }
+
+    #[test]
+    fn small_changes_are_left_out_only_from_partial_frames() {
+        let dir = folder(concat!(
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\",\"change\":0.004}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\",\"change\":0.2}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\"}\n",
+            "{\"file\":\"f/b.png\",\"app\":\"demo\",\"label\":\"full\",\"change\":0}\n",
+        ));
+        let mut set = RenderDataset::load(dir.path()).unwrap();
+        assert_eq!(set.frames[0].record.change, Some(0.004));
+        assert_eq!(set.drop_small_changes(0.01), 1);
+        let lines: Vec<usize> = set.frames.iter().map(|f| f.line).collect();
+        assert_eq!(lines, [2, 3, 4], "unrecorded changes and full frames stay");
+        assert_eq!(set.drop_small_changes(0.5), 1);
+        assert_eq!(set.label_counts(), [1, 1]);
     }
 
     #[test]

@@ -37,6 +37,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "cnn")]
+pub mod augment;
 mod data;
 mod frames;
 #[cfg(feature = "cnn")]
@@ -63,7 +65,7 @@ pub use net::{
 #[cfg(feature = "cnn")]
 pub use train::{
     RenderSample, RenderTrainConfig, RenderTrainReport, evaluate, evaluate_by_app, prepare_samples,
-    train, train_samples,
+    synthetic_samples, train, train_samples,
 };
 
 /// The two rendering states of the paper's classifier. The paper's three kinds of

@@ -5,12 +5,14 @@ use std::collections::BTreeMap;
 
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
+use image::RgbImage;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::augment::{Degradation, degrade};
 use super::net::{Mode, tensor_err};
 use super::{
     AppSplit, RenderDataset, RenderLabel, RenderMetrics, RenderNet, RenderNetConfig, split_apps,
@@ -43,6 +45,21 @@ pub struct RenderTrainConfig {
     /// Classes are weighted by `count^-balance` in the loss: 0 is plain cross-entropy, 1
     /// weighs partial and full frames equally however many there are of each.
     pub balance: f64,
+    /// Count the classes of `balance` per app rather than over all frames, so partial and
+    /// full frames weigh the same within every app (an app with mostly partial frames
+    /// would otherwise teach that its look means partial).
+    #[serde(default)]
+    pub balance_per_app: bool,
+    /// Train only on the partial frames that differ from their settled screen in at
+    /// least this share of pixels (the `change` the collector records; 0 keeps them all).
+    /// The frames below it look finished; labelled partial, they teach that a finished
+    /// screen may be unfinished. Validation and test frames are all kept.
+    #[serde(default)]
+    pub min_partial_change: f64,
+    /// Change each training input's look in every batch (see `jitter`): mirrored,
+    /// colour channels reordered, brightness and contrast moved.
+    #[serde(default)]
+    pub jitter: bool,
     /// Share of the apps held out for the test (at least one app).
     pub test_fraction: f64,
     /// Share of the remaining apps that pick the kept epoch (none: the last is kept).
@@ -53,6 +70,11 @@ pub struct RenderTrainConfig {
     /// Held-out apps by name, instead of a seeded draw.
     #[serde(default)]
     pub test_apps: Vec<String>,
+    /// Synthetic partial frames drawn from each full training frame (see
+    /// [`super::augment`]): skeletons, spinners, progress bars, cross-fades and slides on
+    /// the training apps' own screens. Never added to the validation or test frames.
+    #[serde(default)]
+    pub synthetic_per_full: usize,
     /// Seed of the split and of the batch order.
     pub seed: u64,
 }
@@ -67,10 +89,14 @@ impl Default for RenderTrainConfig {
             halve_every: 10,
             weight_decay: 0.0,
             balance: 1.0,
+            balance_per_app: true,
+            jitter: true,
+            min_partial_change: 0.0,
             test_fraction: 0.1,
             validation_fraction: 0.1,
             recalibrate_bn: true,
             test_apps: Vec::new(),
+            synthetic_per_full: 1,
             seed: 1,
         }
     }
@@ -113,6 +139,53 @@ pub fn prepare_samples(
         .collect()
 }
 
+/// `per_full` synthetic partial frames for every full frame of `apps`, each a
+/// [`Degradation`] of the frame (kinds in turn, so they come in equal numbers), blended or
+/// slid with another full frame of the same app for the transitions. Seeded per frame, so
+/// the result does not depend on the thread count.
+pub fn synthetic_samples(
+    dataset: &RenderDataset,
+    apps: &[String],
+    per_full: usize,
+    config: &RenderNetConfig,
+    seed: u64,
+) -> Result<Vec<RenderSample>> {
+    if per_full == 0 {
+        return Ok(Vec::new());
+    }
+    let full: Vec<_> = dataset
+        .frames_of(apps)
+        .filter(|f| f.record.label == RenderLabel::Full)
+        .collect();
+    let images: Vec<RgbImage> = full
+        .par_iter()
+        .map(|f| dataset.image(f))
+        .collect::<Result<_>>()?;
+    let made: Vec<Vec<RenderSample>> = (0..full.len())
+        .into_par_iter()
+        .map(|i| {
+            let app = &full[i].record.app;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0000_0000 ^ i as u64);
+            let same_app: Vec<usize> = (0..full.len())
+                .filter(|&j| j != i && full[j].record.app == *app)
+                .collect();
+            (0..per_full)
+                .map(|k| {
+                    let kind = Degradation::ALL[(i * per_full + k) % Degradation::ALL.len()];
+                    let other = same_app.choose(&mut rng).map(|&j| &images[j]);
+                    let img = degrade(&images[i], other, kind, &mut rng);
+                    RenderSample {
+                        input: super::net::prepare_input(&img, config),
+                        label: RenderLabel::Partial,
+                        app: app.clone(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    Ok(made.into_iter().flatten().collect())
+}
+
 /// Splits `dataset` by app, trains on the training apps, keeps the epoch best on the
 /// validation apps, and scores the held-out apps. `on_epoch(epoch, loss, validation F1)`
 /// is called after each epoch. Deterministic for given seeds (and thread count).
@@ -128,7 +201,18 @@ pub fn train(
         config.seed,
         &config.test_apps,
     )?;
-    let train_set = prepare_samples(dataset, &split.train, &config.net)?;
+    // Ambiguous partial frames are left out of training only: the scores below are on
+    // every held-out frame.
+    let mut clear = dataset.clone();
+    clear.drop_small_changes(config.min_partial_change);
+    let mut train_set = prepare_samples(&clear, &split.train, &config.net)?;
+    train_set.extend(synthetic_samples(
+        dataset,
+        &split.train,
+        config.synthetic_per_full,
+        &config.net,
+        config.seed,
+    )?);
     let validation = prepare_samples(dataset, &split.validation, &config.net)?;
     let test = prepare_samples(dataset, &split.test, &config.net)?;
     let (mut net, mut report) = train_samples(&train_set, &validation, config, on_epoch)?;
@@ -159,20 +243,7 @@ pub fn train_samples(
         });
     }
     let mut net = RenderNet::new(config.net.clone())?;
-    let mut counts = [0usize; 2];
-    for s in samples {
-        counts[s.label.index()] += 1;
-    }
-    let mut weights = crate::cnn::class_weights(&counts, config.balance);
-    // Normalised so the mean weight over the frames is 1: the loss keeps its scale.
-    let mean: f32 = samples
-        .iter()
-        .map(|s| weights[s.label.index()])
-        .sum::<f32>()
-        / samples.len() as f32;
-    for w in &mut weights {
-        *w /= mean;
-    }
+    let weights = sample_weights(samples, config.balance, config.balance_per_app);
     let trainable: Vec<_> = net
         .vars
         .iter()
@@ -204,16 +275,25 @@ pub fn train_samples(
             if chunk.len() < 2 {
                 continue;
             }
-            let inputs: Vec<&[f32]> = chunk.iter().map(|&i| samples[i].input.as_slice()).collect();
+            let jittered: Vec<Vec<f32>> = if config.jitter {
+                chunk
+                    .iter()
+                    .map(|&i| jitter(&samples[i].input, &config.net, &mut rng))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let inputs: Vec<&[f32]> = if config.jitter {
+                jittered.iter().map(Vec::as_slice).collect()
+            } else {
+                chunk.iter().map(|&i| samples[i].input.as_slice()).collect()
+            };
             let x = net.batch(&inputs)?;
             let labels: Vec<u32> = chunk
                 .iter()
                 .map(|&i| samples[i].label.index() as u32)
                 .collect();
-            let w: Vec<f32> = chunk
-                .iter()
-                .map(|&i| weights[samples[i].label.index()])
-                .collect();
+            let w: Vec<f32> = chunk.iter().map(|&i| weights[i]).collect();
             let n = chunk.len();
             let mut step = || -> candle_core::Result<f64> {
                 let logits = net.logits(&x, Mode::Train(config.net.bn_momentum))?;
@@ -261,6 +341,61 @@ pub fn train_samples(
         net.invalidate_folded();
     }
     Ok((net, report))
+}
+
+/// A training copy of a prepared input with its look changed and its rendering state
+/// kept: mirrored left to right half of the time, colour channels in a random order, and
+/// brightness and contrast moved a little. Apps differ in colours and layout, not in
+/// what an unfinished screen looks like.
+fn jitter(input: &[f32], config: &RenderNetConfig, rng: &mut ChaCha8Rng) -> Vec<f32> {
+    let (w, h) = (config.width, config.height);
+    let channels = config.color.channels();
+    let plane = w * h;
+    let flip = rng.random_bool(0.5);
+    let mut order: Vec<usize> = (0..channels).collect();
+    order.shuffle(rng);
+    let contrast = rng.random_range(0.8..1.2f32);
+    let shift = rng.random_range(-0.1..0.1f32);
+    let mut out = vec![0f32; input.len()];
+    for (c, &from) in order.iter().enumerate() {
+        let src = &input[from * plane..(from + 1) * plane];
+        let dst = &mut out[c * plane..(c + 1) * plane];
+        for y in 0..h {
+            for x in 0..w {
+                let sx = if flip { w - 1 - x } else { x };
+                let v = src[y * w + sx] * contrast + shift;
+                dst[y * w + x] = v.clamp(-0.5, 0.5);
+            }
+        }
+    }
+    out
+}
+
+/// The loss weight of each sample: classes weighed by `count^-balance`, counted per app
+/// when `per_app` (so that within every app the two labels weigh the same and an app's
+/// look says nothing about the label), normalised to a mean of 1 so the loss keeps its
+/// scale.
+fn sample_weights(samples: &[RenderSample], balance: f64, per_app: bool) -> Vec<f32> {
+    fn group(s: &RenderSample, per_app: bool) -> &str {
+        if per_app { &s.app } else { "" }
+    }
+    let mut counts: BTreeMap<&str, [usize; 2]> = BTreeMap::new();
+    for s in samples {
+        counts.entry(group(s, per_app)).or_default()[s.label.index()] += 1;
+    }
+    let per_group: BTreeMap<&str, Vec<f32>> = counts
+        .iter()
+        .map(|(g, c)| (*g, crate::cnn::class_weights(c, balance)))
+        .collect();
+    let mut weights: Vec<f32> = samples
+        .iter()
+        .map(|s| per_group[group(s, per_app)][s.label.index()])
+        .collect();
+    let mean = weights.iter().sum::<f32>() / weights.len().max(1) as f32;
+    for w in &mut weights {
+        *w /= mean;
+    }
+    weights
 }
 
 /// Recomputes every batch norm's running statistics with the current weights: the mean
@@ -474,6 +609,47 @@ mod tests {
     }
 
     #[test]
+    fn synthetic_frames_come_from_full_frames_and_follow_the_seed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let mut lines = String::new();
+        for i in 0..9 {
+            let full = i % 3 != 0;
+            let file = format!("f{i}.png");
+            frame(&mut rng, full).save(dir.path().join(&file)).unwrap();
+            lines += &format!(
+                "{{\"file\":\"{file}\",\"app\":\"app{}\",\"label\":\"{}\"}}\n",
+                i % 2,
+                if full { "full" } else { "partial" }
+            );
+        }
+        std::fs::write(dir.path().join(LABELS_FILE), lines).unwrap();
+        let set = RenderDataset::load(dir.path()).unwrap();
+        let net = tiny(RenderArch::MobileNet, 1);
+        let apps = vec!["app0".to_owned()];
+        // app0 has frames 0, 2, 4, 6, 8, of which 2, 4 and 8 are full.
+        let made = synthetic_samples(&set, &apps, 2, &net, 1).unwrap();
+        assert_eq!(made.len(), 6);
+        assert!(
+            made.iter()
+                .all(|s| s.label == RenderLabel::Partial && s.app == "app0")
+        );
+        assert_eq!(made, synthetic_samples(&set, &apps, 2, &net, 1).unwrap());
+        assert_ne!(made, synthetic_samples(&set, &apps, 2, &net, 2).unwrap());
+        assert!(
+            synthetic_samples(&set, &apps, 0, &net, 1)
+                .unwrap()
+                .is_empty()
+        );
+        // None of them is a plain copy of a recorded frame.
+        let recorded = prepare_samples(&set, &apps, &net).unwrap();
+        assert!(
+            made.iter()
+                .all(|m| recorded.iter().all(|r| r.input != m.input))
+        );
+    }
+
+    #[test]
     fn train_on_a_folder_holds_out_whole_apps() {
         let dir = tempfile::tempdir().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -500,7 +676,8 @@ mod tests {
         assert_eq!(report.split.test, ["app1"]);
         assert_eq!(report.split.validation, ["app2"]);
         assert_eq!(net.train_apps(), ["app0"]);
-        assert_eq!(report.frames, [8, 8, 8]);
+        // The training app's 8 frames, plus one synthetic partial frame per full one.
+        assert_eq!(report.frames, [12, 8, 8]);
         assert_eq!(report.test.total(), 8);
         assert_eq!(report.test_by_app.keys().collect::<Vec<_>>(), ["app1"]);
     }
