@@ -56,6 +56,10 @@ enum Command {
         /// alone.
         #[arg(long, value_name = "N", default_value_t = 1)]
         synthetic: usize,
+        /// No synthetic finished screens (dialogs over a dimmed page, pages in a larger
+        /// window) beside the synthetic partial ones.
+        #[arg(long)]
+        no_finished: bool,
         /// Initial learning rate (the paper's 0.01 by default), halved every 10 epochs.
         #[arg(long, value_name = "RATE")]
         learning_rate: Option<f64>,
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
             test_apps,
             gray,
             synthetic,
+            no_finished,
             learning_rate,
             min_change,
             width,
@@ -134,6 +139,7 @@ fn main() -> ExitCode {
                 epochs: epochs.unwrap_or(defaults.epochs),
                 test_apps,
                 synthetic_per_full: synthetic,
+                synthetic_finished: !no_finished,
                 learning_rate: learning_rate.unwrap_or(defaults.learning_rate),
                 min_partial_change: min_change,
                 ..defaults
@@ -192,7 +198,7 @@ fn run_train(
     let [partial, full] = dataset.label_counts();
     gui_testing::say!(
         "{}: {} frames ({full} full, {partial} partial) from {} apps; training {} for {} epochs \
-         at learning rate {}, {synthetic} synthetic partial frame(s) per full training frame, \
+         at learning rate {}, {synthetic} synthetic partial frame(s) per full training frame (finished ones too: {}), \
          training partial frames changed by at least {}",
         data.display(),
         dataset.frames.len(),
@@ -200,6 +206,7 @@ fn run_train(
         arch.as_str(),
         config.epochs,
         config.learning_rate,
+        config.synthetic_finished,
         config.min_partial_change
     );
     let (mut net, report) = train(&dataset, &config, |epoch, loss, val| match val {
@@ -218,11 +225,13 @@ fn run_train(
     );
     print_scores(&report.test_by_app, &report.test);
     net.set_notes(format!(
-        "data {}, seed {seed}, epochs {}, learning rate {}, synthetic {synthetic}, min change {}, \
+        "data {}, seed {seed}, epochs {}, learning rate {}, synthetic {synthetic}, finished {}, \
+         min change {}, \
          test apps {}: {}",
         data.display(),
         config.epochs,
         config.learning_rate,
+        config.synthetic_finished,
         config.min_partial_change,
         report.split.test.join(","),
         report.test

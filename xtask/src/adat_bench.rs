@@ -370,7 +370,8 @@ pub fn run(rest: &[String]) -> Result<()> {
 }
 
 const TRAIN_USAGE: &str = "usage: cargo xtask adat-train [--data DIR] [--seed N] [--epochs N] \
-     [--test-app APP]... [--synthetic N] [--archs mobilenet,cnn3] [--out MODEL.safetensors]";
+     [--test-app APP]... [--synthetic N] [--learning-rate R] [--min-change S] \
+     [--archs mobilenet,cnn3] [--out MODEL.safetensors]";
 
 /// The apps `adat-train` holds out unless told otherwise: the two recorded apps that look
 /// least like the others (a JSON tree editor with menus, a code editor).
@@ -384,9 +385,12 @@ pub fn train(rest: &[String]) -> Result<()> {
     let mut data = crate::root().join("target/adat-data");
     let mut out = crate::root().join("crates/gui-vision/models/render_net.safetensors");
     let mut seed = "1".to_owned();
-    let mut epochs = None;
+    let mut epochs = "6".to_owned();
     let mut test_apps: Vec<String> = Vec::new();
     let mut synthetic = "1".to_owned();
+    // The shipped network's settings (docs/adat.md, "The shipped network").
+    let mut learning_rate = "0.01".to_owned();
+    let mut min_change = "0".to_owned();
     let mut archs = vec!["mobilenet".to_owned(), "cnn3".to_owned()];
     for (flag, value) in crate::flag_values(rest, TRAIN_USAGE)? {
         let value = value.to_owned();
@@ -394,9 +398,11 @@ pub fn train(rest: &[String]) -> Result<()> {
             "--data" => data = PathBuf::from(value),
             "--out" => out = PathBuf::from(value),
             "--seed" => seed = value,
-            "--epochs" => epochs = Some(value),
+            "--epochs" => epochs = value,
             "--test-app" => test_apps.push(value),
             "--synthetic" => synthetic = value,
+            "--learning-rate" => learning_rate = value,
+            "--min-change" => min_change = value,
             "--archs" => archs = value.split(',').map(str::to_owned).collect(),
             other => bail!("unknown option `{other}`\n{TRAIN_USAGE}"),
         }
@@ -425,13 +431,17 @@ pub fn train(rest: &[String]) -> Result<()> {
             .arg(&data)
             .arg("--out")
             .arg(model)
-            .args(["--seed", &seed, "--arch", arch, "--synthetic", &synthetic]);
+            .args(["--seed", &seed, "--arch", arch, "--synthetic", &synthetic])
+            .args([
+                "--learning-rate",
+                &learning_rate,
+                "--min-change",
+                &min_change,
+            ]);
         for app in &test_apps {
             cmd.args(["--test-app", app]);
         }
-        if let Some(e) = &epochs {
-            cmd.args(["--epochs", e]);
-        }
+        cmd.args(["--epochs", &epochs]);
         crate::run(&mut cmd)?;
     }
     Ok(())

@@ -18,6 +18,11 @@
 //!   (transiting: two GUIs overlapped);
 //! - [`Degradation::Slide`]: the frame moved sideways or down with another screen of the
 //!   app coming in beside it (transiting).
+//!
+//! [`dialog_over_dimmed`] and [`larger_window`] go the other way: finished screens that
+//! share a look with unfinished ones (a dialog over a dimmed page looks faded, a page in a
+//! large window is mostly empty), so the network does not learn "dim means transiting"
+//! or "empty means loading".
 
 use image::{Rgb, RgbImage};
 use rand::Rng;
@@ -259,6 +264,72 @@ fn slide(img: &mut RgbImage, other: &RgbImage, rng: &mut impl Rng) {
     }
 }
 
+/// A finished screen that shares a fade's dimmed look: the page darkened as behind a
+/// modal dialog, with a crisp dialog on top (a white panel holding a part of `other`, or
+/// of the page itself). Such screens are labelled full; without them, a network that has
+/// learnt "faded means transiting" calls every open dialog unfinished.
+pub fn dialog_over_dimmed(
+    full: &RgbImage,
+    other: Option<&RgbImage>,
+    rng: &mut impl Rng,
+) -> RgbImage {
+    let mut img = full.clone();
+    let (w, h) = img.dimensions();
+    let dim = rng.random_range(0.45..0.8f32);
+    let tint = rng.random_range(0.0..60.0f32);
+    for p in img.pixels_mut() {
+        for c in 0..3 {
+            p.0[c] = (f32::from(p.0[c]) * dim + tint * (1.0 - dim)).round() as u8;
+        }
+    }
+    let source = other
+        .filter(|o| o.dimensions() == full.dimensions())
+        .unwrap_or(full);
+    let (x0, y0, x1, y1) = region(&img, 0.3, 0.7, rng);
+    let (pw, ph) = (x1 - x0, y1 - y0);
+    // The panel shows a part of the source screen at its own size, on white.
+    let (sx, sy) = (rng.random_range(0..=w - pw), rng.random_range(0..=h - ph));
+    for y in 0..ph {
+        for x in 0..pw {
+            let p = if x < 2 || y < 2 || x + 2 >= pw || y + 2 >= ph {
+                Rgb([255, 255, 255])
+            } else {
+                *source.get_pixel(sx + x, sy + y)
+            };
+            img.put_pixel(x0 + x, y0 + y, p);
+        }
+    }
+    // A title bar in an accent colour half of the time.
+    if rng.random_bool(0.5) {
+        let bar = (ph / 10).clamp(3, 24);
+        fill(&mut img, x0, y0, x1, y0 + bar, accent(rng));
+    }
+    img
+}
+
+/// A finished screen with more empty background than the recorded ones: the frame as it
+/// would look in a larger window, its content smaller against the screen (55-90 %) at the
+/// top, centred or at the left, the rest the page's background. Labelled full: a mostly
+/// empty screen is not a loading one.
+pub fn larger_window(full: &RgbImage, rng: &mut impl Rng) -> RgbImage {
+    let (w, h) = full.dimensions();
+    let bg = background(full, 0, h - h / 8, w, h);
+    let scale = rng.random_range(0.55..0.9f32);
+    let (sw, sh) = (
+        ((w as f32 * scale) as u32).max(1),
+        ((h as f32 * scale) as u32).max(1),
+    );
+    let small = image::imageops::resize(full, sw, sh, image::imageops::FilterType::Triangle);
+    let mut img = RgbImage::from_pixel(w, h, bg);
+    let x0 = if rng.random_bool(0.5) {
+        (w - sw) / 2
+    } else {
+        0
+    };
+    image::imageops::replace(&mut img, &small, i64::from(x0), 0);
+    img
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +365,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_dialog_dims_the_page_around_a_crisp_panel() {
+        let (a, b) = (page(0), page(40));
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let out = dialog_over_dimmed(&a, Some(&b), &mut rng);
+        assert_eq!(out.dimensions(), a.dimensions());
+        // The corners are outside any panel of at most 70% of a side, and darker.
+        let corner = out.get_pixel(159, 99).0;
+        assert!(corner.iter().all(|&c| c < 250), "{corner:?}");
+        // Some pixels keep full white (the panel's frame).
+        assert!(out.pixels().any(|p| p.0 == [255, 255, 255]));
+    }
+
+    #[test]
+    fn a_larger_window_keeps_the_content_at_the_top_on_the_page_background() {
+        let a = page(0);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let out = larger_window(&a, &mut rng);
+        assert_eq!(out.dimensions(), a.dimensions());
+        // The bottom row is background; the top still shows the header's blue.
+        assert!(out.pixels().skip(160 * 99).all(|p| p.0 == [250, 250, 250]));
+        assert!(
+            out.pixels()
+                .take(160 * 4)
+                .any(|p| p.0[2] > 150 && p.0[0] < 100)
+        );
     }
 
     #[test]

@@ -347,7 +347,8 @@ pub struct RenderNet {
     body: Body,
     linear: (usize, usize),
     notes: String,
-    /// The apps the weights were trained on: `evaluate` holds out every other app.
+    /// The apps the weights were trained on or picked on (validation): `evaluate` holds
+    /// out every other app.
     pub(super) train_apps: Vec<String>,
     folded: OnceLock<Folded>,
 }
@@ -539,7 +540,8 @@ impl RenderNet {
         self.notes = notes.into();
     }
 
-    /// The apps the network was trained on (empty for an untrained network).
+    /// The apps the network was trained on, and those whose scores picked its epoch
+    /// (empty for an untrained network).
     pub fn train_apps(&self) -> &[String] {
         &self.train_apps
     }

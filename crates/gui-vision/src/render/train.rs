@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::augment::{Degradation, degrade};
+use super::augment::{Degradation, degrade, dialog_over_dimmed, larger_window};
 use super::net::{Mode, tensor_err};
 use super::{
     AppSplit, RenderDataset, RenderLabel, RenderMetrics, RenderNet, RenderNetConfig, split_apps,
@@ -75,6 +75,11 @@ pub struct RenderTrainConfig {
     /// the training apps' own screens. Never added to the validation or test frames.
     #[serde(default)]
     pub synthetic_per_full: usize,
+    /// Also one synthetic full frame per full training frame, in turn a dialog over the
+    /// dimmed page and the page in a larger window: finished screens that look faded or
+    /// mostly empty (see [`super::augment`]).
+    #[serde(default)]
+    pub synthetic_finished: bool,
     /// Seed of the split and of the batch order.
     pub seed: u64,
 }
@@ -97,6 +102,7 @@ impl Default for RenderTrainConfig {
             recalibrate_bn: true,
             test_apps: Vec::new(),
             synthetic_per_full: 1,
+            synthetic_finished: true,
             seed: 1,
         }
     }
@@ -141,16 +147,19 @@ pub fn prepare_samples(
 
 /// `per_full` synthetic partial frames for every full frame of `apps`, each a
 /// [`Degradation`] of the frame (kinds in turn, so they come in equal numbers), blended or
-/// slid with another full frame of the same app for the transitions. Seeded per frame, so
-/// the result does not depend on the thread count.
+/// slid with another full frame of the same app for the transitions; with `finished`,
+/// also one full frame, in turn a dialog over the dimmed page ([`dialog_over_dimmed`]) and
+/// the page in a larger window ([`larger_window`]). Seeded per
+/// frame, so the result does not depend on the thread count.
 pub fn synthetic_samples(
     dataset: &RenderDataset,
     apps: &[String],
     per_full: usize,
+    finished: bool,
     config: &RenderNetConfig,
     seed: u64,
 ) -> Result<Vec<RenderSample>> {
-    if per_full == 0 {
+    if per_full == 0 && !finished {
         return Ok(Vec::new());
     }
     let full: Vec<_> = dataset
@@ -169,7 +178,7 @@ pub fn synthetic_samples(
             let same_app: Vec<usize> = (0..full.len())
                 .filter(|&j| j != i && full[j].record.app == *app)
                 .collect();
-            (0..per_full)
+            let mut made: Vec<RenderSample> = (0..per_full)
                 .map(|k| {
                     let kind = Degradation::ALL[(i * per_full + k) % Degradation::ALL.len()];
                     let other = same_app.choose(&mut rng).map(|&j| &images[j]);
@@ -180,7 +189,21 @@ pub fn synthetic_samples(
                         app: app.clone(),
                     }
                 })
-                .collect()
+                .collect();
+            if finished {
+                let img = if i % 2 == 0 {
+                    let other = same_app.choose(&mut rng).map(|&j| &images[j]);
+                    dialog_over_dimmed(&images[i], other, &mut rng)
+                } else {
+                    larger_window(&images[i], &mut rng)
+                };
+                made.push(RenderSample {
+                    input: super::net::prepare_input(&img, config),
+                    label: RenderLabel::Full,
+                    app: app.clone(),
+                });
+            }
+            made
         })
         .collect();
     Ok(made.into_iter().flatten().collect())
@@ -210,13 +233,15 @@ pub fn train(
         dataset,
         &split.train,
         config.synthetic_per_full,
+        config.synthetic_finished,
         &config.net,
         config.seed,
     )?);
     let validation = prepare_samples(dataset, &split.validation, &config.net)?;
     let test = prepare_samples(dataset, &split.test, &config.net)?;
     let (mut net, mut report) = train_samples(&train_set, &validation, config, on_epoch)?;
-    net.train_apps = split.train.clone();
+    // The validation apps chose the epoch, so they do not count as held out either.
+    net.train_apps = [split.train.clone(), split.validation.clone()].concat();
     let (by_app, overall) = evaluate_by_app(&net, &test)?;
     report.frames = [train_set.len(), validation.len(), test.len()];
     report.split = split;
@@ -628,19 +653,30 @@ mod tests {
         let net = tiny(RenderArch::MobileNet, 1);
         let apps = vec!["app0".to_owned()];
         // app0 has frames 0, 2, 4, 6, 8, of which 2, 4 and 8 are full.
-        let made = synthetic_samples(&set, &apps, 2, &net, 1).unwrap();
+        let made = synthetic_samples(&set, &apps, 2, false, &net, 1).unwrap();
         assert_eq!(made.len(), 6);
         assert!(
             made.iter()
                 .all(|s| s.label == RenderLabel::Partial && s.app == "app0")
         );
-        assert_eq!(made, synthetic_samples(&set, &apps, 2, &net, 1).unwrap());
-        assert_ne!(made, synthetic_samples(&set, &apps, 2, &net, 2).unwrap());
+        assert_eq!(
+            made,
+            synthetic_samples(&set, &apps, 2, false, &net, 1).unwrap()
+        );
+        assert_ne!(
+            made,
+            synthetic_samples(&set, &apps, 2, false, &net, 2).unwrap()
+        );
         assert!(
-            synthetic_samples(&set, &apps, 0, &net, 1)
+            synthetic_samples(&set, &apps, 0, false, &net, 1)
                 .unwrap()
                 .is_empty()
         );
+        // With finished screens, each full frame also gives one full frame.
+        let with = synthetic_samples(&set, &apps, 2, true, &net, 1).unwrap();
+        assert_eq!(with.len(), 9);
+        let finished = with.iter().filter(|s| s.label == RenderLabel::Full).count();
+        assert_eq!(finished, 3);
         // None of them is a plain copy of a recorded frame.
         let recorded = prepare_samples(&set, &apps, &net).unwrap();
         assert!(
@@ -675,9 +711,14 @@ mod tests {
         let (net, report) = train(&set, &config, |_, _, _| {}).unwrap();
         assert_eq!(report.split.test, ["app1"]);
         assert_eq!(report.split.validation, ["app2"]);
-        assert_eq!(net.train_apps(), ["app0"]);
-        // The training app's 8 frames, plus one synthetic partial frame per full one.
-        assert_eq!(report.frames, [12, 8, 8]);
+        assert_eq!(
+            net.train_apps(),
+            ["app0", "app2"],
+            "trained on app0, picked on app2"
+        );
+        // The training app's 8 frames, plus per full one a synthetic partial frame and a
+        // synthetic finished one.
+        assert_eq!(report.frames, [16, 8, 8]);
         assert_eq!(report.test.total(), 8);
         assert_eq!(report.test_by_app.keys().collect::<Vec<_>>(), ["app1"]);
     }
