@@ -660,3 +660,67 @@ fn a_reader_that_goes_away_ends_the_tool_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(gui_explore::read_steps(&run).unwrap().len(), 3);
 }
+
+#[test]
+fn adat_refuses_bad_training_and_scoring_settings_naming_them() {
+    let adat = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_adat"))
+            .args(args)
+            .output()
+            .expect("run adat")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("no-data");
+    let out = dir.path().join("m.safetensors");
+    let (data, out) = (data.to_str().unwrap(), out.to_str().unwrap());
+    let model = gui_vision::render::shipped_render_net_path();
+    let model = model.to_str().unwrap();
+    for (args, expect) in [
+        (
+            vec!["train", "--data", data, "--out", out, "--min-change", "2"],
+            "--min-change takes a share between 0 and 1, not 2",
+        ),
+        (
+            vec![
+                "train",
+                "--data",
+                data,
+                "--out",
+                out,
+                "--learning-rate",
+                "0",
+            ],
+            "--learning-rate must be a positive number, not 0",
+        ),
+        (
+            vec![
+                "evaluate",
+                "--data",
+                data,
+                "--model",
+                model,
+                "--min-change",
+                "1.5",
+            ],
+            "--min-change takes a share between 0 and 1, not 1.5",
+        ),
+        // Good settings reach the data set, and its absence is named.
+        (
+            vec![
+                "train",
+                "--data",
+                data,
+                "--out",
+                out,
+                "--min-change",
+                "0.01",
+            ],
+            "labels.jsonl",
+        ),
+    ] {
+        let o = adat(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(expect), "{args:?}: {}", stderr(&o));
+    }
+    assert!(!std::path::Path::new(out).exists(), "no model was written");
+}

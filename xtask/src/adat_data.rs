@@ -25,10 +25,12 @@
 //! screen, so a score can be read per size of change (`adat evaluate --min-change`).
 //!
 //! Output: `<out>/<app>/frame-NNNNN.png` (the screencast's own PNG bytes) and
-//! `<out>/labels.jsonl`, one `{"file", "app", "label", "transition", "t_ms"}` per frame,
+//! `<out>/labels.jsonl`, one `{"file", "app", "label", "transition", "t_ms", "change"}` per frame,
 //! with `file` relative to `<out>` and `t_ms` the time since the click. A run replaces
-//! the data set an earlier run left in `<out>`. The same seed gives the same walk as long
-//! as the pages render the same (the walk reads which elements are visible).
+//! the data set an earlier run left in `<out>`; with `--append` it adds apps the set does
+//! not have yet. Each app's walk is seeded by the run's seed and the app's name, so an app
+//! gets the same walk whether it is recorded alone, with others or appended, as long as
+//! its pages render the same (the walk reads which elements are visible).
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -633,23 +633,35 @@ mod tests {
         assert!(m.accuracy() >= 0.7, "{m} losses {:?}", report.epoch_loss);
     }
 
-    #[test]
-    fn synthetic_frames_come_from_full_frames_and_follow_the_seed() {
+    /// A data set folder of `n` drawn frames: frame `i` is full when `full(i)` and belongs
+    /// to app `app{i % apps}`.
+    fn folder_of_frames(
+        n: usize,
+        seed: u64,
+        apps: usize,
+        full: impl Fn(usize) -> bool,
+    ) -> (tempfile::TempDir, RenderDataset) {
         let dir = tempfile::tempdir().unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut lines = String::new();
-        for i in 0..9 {
-            let full = i % 3 != 0;
+        for i in 0..n {
+            let full = full(i);
             let file = format!("f{i}.png");
             frame(&mut rng, full).save(dir.path().join(&file)).unwrap();
             lines += &format!(
                 "{{\"file\":\"{file}\",\"app\":\"app{}\",\"label\":\"{}\"}}\n",
-                i % 2,
+                i % apps,
                 if full { "full" } else { "partial" }
             );
         }
         std::fs::write(dir.path().join(LABELS_FILE), lines).unwrap();
         let set = RenderDataset::load(dir.path()).unwrap();
+        (dir, set)
+    }
+
+    #[test]
+    fn synthetic_frames_come_from_full_frames_and_follow_the_seed() {
+        let (_dir, set) = folder_of_frames(9, 6, 2, |i| i % 3 != 0);
         let net = tiny(RenderArch::MobileNet, 1);
         let apps = vec!["app0".to_owned()];
         // app0 has frames 0, 2, 4, 6, 8, of which 2, 4 and 8 are full.
@@ -687,21 +699,7 @@ mod tests {
 
     #[test]
     fn train_on_a_folder_holds_out_whole_apps() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut lines = String::new();
-        for i in 0..24 {
-            let full = i % 2 == 0;
-            let file = format!("f{i}.png");
-            frame(&mut rng, full).save(dir.path().join(&file)).unwrap();
-            lines += &format!(
-                "{{\"file\":\"{file}\",\"app\":\"app{}\",\"label\":\"{}\"}}\n",
-                i % 3,
-                if full { "full" } else { "partial" }
-            );
-        }
-        std::fs::write(dir.path().join(LABELS_FILE), lines).unwrap();
-        let set = RenderDataset::load(dir.path()).unwrap();
+        let (_dir, set) = folder_of_frames(24, 5, 3, |i| i % 2 == 0);
         let config = RenderTrainConfig {
             epochs: 2,
             test_apps: vec!["app1".into()],
