@@ -675,48 +675,24 @@ fn adat_refuses_bad_training_and_scoring_settings_naming_them() {
     let (data, out) = (data.to_str().unwrap(), out.to_str().unwrap());
     let model = gui_vision::render::shipped_render_net_path();
     let model = model.to_str().unwrap();
+    let train = |extra: &[&'static str]| [&["train", "--data", data, "--out", out], extra].concat();
+    let evaluate =
+        |extra: &[&'static str]| [&["evaluate", "--data", data, "--model", model], extra].concat();
     for (args, expect) in [
         (
-            vec!["train", "--data", data, "--out", out, "--min-change", "2"],
+            train(&["--min-change", "2"]),
             "--min-change takes a share between 0 and 1, not 2",
         ),
         (
-            vec![
-                "train",
-                "--data",
-                data,
-                "--out",
-                out,
-                "--learning-rate",
-                "0",
-            ],
+            train(&["--learning-rate", "0"]),
             "--learning-rate must be a positive number, not 0",
         ),
         (
-            vec![
-                "evaluate",
-                "--data",
-                data,
-                "--model",
-                model,
-                "--min-change",
-                "1.5",
-            ],
+            evaluate(&["--min-change", "1.5"]),
             "--min-change takes a share between 0 and 1, not 1.5",
         ),
         // Good settings reach the data set, and its absence is named.
-        (
-            vec![
-                "train",
-                "--data",
-                data,
-                "--out",
-                out,
-                "--min-change",
-                "0.01",
-            ],
-            "labels.jsonl",
-        ),
+        (train(&["--min-change", "0.01"]), "labels.jsonl"),
     ] {
         let o = adat(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
