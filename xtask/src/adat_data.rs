@@ -496,7 +496,7 @@ fn label(rec: &Recording) -> Result<Option<Vec<Labelled<'_>>>> {
         if before.is_some_and(|b| matching.matches(b, &d.2)) {
             continue;
         }
-        let change = changed_share(&d.2, &last.2);
+        let change = d.2.diff_fraction(&last.2, 8);
         if change < MIN_PARTIAL_CHANGE {
             continue;
         }
@@ -508,21 +508,6 @@ fn label(rec: &Recording) -> Result<Option<Vec<Labelled<'_>>>> {
     }
     out.push((last.1, last.0.round() as u32, true, 0.0));
     Ok(Some(out))
-}
-
-/// The share of pixels that differ by more than 8 in some channel (1 when the sizes
-/// differ).
-fn changed_share(a: &Screenshot, b: &Screenshot) -> f64 {
-    let (a, b) = (a.pixels(), b.pixels());
-    if a.dimensions() != b.dimensions() {
-        return 1.0;
-    }
-    let changed = a
-        .pixels()
-        .zip(b.pixels())
-        .filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 8))
-        .count();
-    changed as f64 / (a.width() as f64 * a.height() as f64).max(1.0)
 }
 
 fn print_counts(all: &BTreeMap<String, Counts>, took: Duration) {

@@ -170,13 +170,20 @@ pub fn synthetic_samples(
         .par_iter()
         .map(|f| dataset.image(f))
         .collect::<Result<_>>()?;
+    // Each app's full frames, in file order: the partners of its transitions.
+    let mut by_app: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (j, f) in full.iter().enumerate() {
+        by_app.entry(f.record.app.as_str()).or_default().push(j);
+    }
     let made: Vec<Vec<RenderSample>> = (0..full.len())
         .into_par_iter()
         .map(|i| {
             let app = &full[i].record.app;
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0000_0000 ^ i as u64);
-            let same_app: Vec<usize> = (0..full.len())
-                .filter(|&j| j != i && full[j].record.app == *app)
+            let same_app: Vec<usize> = by_app[app.as_str()]
+                .iter()
+                .copied()
+                .filter(|&j| j != i)
                 .collect();
             let mut made: Vec<RenderSample> = (0..per_full)
                 .map(|k| {
@@ -226,9 +233,13 @@ pub fn train(
     )?;
     // Ambiguous partial frames are left out of training only: the scores below are on
     // every held-out frame.
-    let mut clear = dataset.clone();
-    clear.drop_small_changes(config.min_partial_change);
-    let mut train_set = prepare_samples(&clear, &split.train, &config.net)?;
+    let mut train_set = if config.min_partial_change > 0.0 {
+        let mut clear = dataset.clone();
+        clear.drop_small_changes(config.min_partial_change);
+        prepare_samples(&clear, &split.train, &config.net)?
+    } else {
+        prepare_samples(dataset, &split.train, &config.net)?
+    };
     train_set.extend(synthetic_samples(
         dataset,
         &split.train,
