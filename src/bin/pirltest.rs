@@ -38,6 +38,15 @@ struct Cli {
     /// Discount γ of the Q-learning target (Eq. 3).
     #[arg(long, default_value_t = AgentConfig::default().gamma, allow_hyphen_values = true)]
     gamma: f64,
+    /// Reward of a step whose action changed nothing on the screen but its own widget's
+    /// hover tint, in place of Eq. 1; `off` gives every step the reward of Eq. 1, as the
+    /// paper does.
+    #[arg(long, default_value = "0", value_name = "R|off", value_parser = idle_reward, allow_hyphen_values = true)]
+    idle_reward: IdleReward,
+    /// Choose by Q-values alone, as the paper does, without weighing each action by the
+    /// chance, learnt during the run, that it changes the screen.
+    #[arg(long)]
+    no_effect_prior: bool,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -59,6 +68,20 @@ struct Cli {
     progress: u64,
 }
 
+/// `--idle-reward`: a finite number, or `off`.
+#[derive(Debug, Clone, Copy)]
+struct IdleReward(Option<f64>);
+
+fn idle_reward(s: &str) -> std::result::Result<IdleReward, String> {
+    if s == "off" {
+        return Ok(IdleReward(None));
+    }
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() => Ok(IdleReward(Some(r))),
+        _ => Err(format!("`{s}` is neither a finite number nor `off`")),
+    }
+}
+
 const EXAMPLES: &str = "Examples:
   pirltest --steps 300 --seed 1                the bundled demo app; report in the run folder
   pirltest --url http://localhost:8080 --minutes 15 --model-out app.safetensors
@@ -74,6 +97,8 @@ fn main() -> Result<()> {
         seed: cli.run.seed,
         temperature: cli.temperature,
         gamma: cli.gamma,
+        idle_reward: cli.idle_reward.0,
+        effect_prior: !cli.no_effect_prior,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

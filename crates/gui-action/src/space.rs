@@ -20,8 +20,8 @@ use crate::{Error, Result};
 /// | widget kind | click | input | drag | double | long | mid | right | why |
 /// |-------------|:-----:|:-----:|:----:|:------:|:----:|:---:|:-----:|-----|
 /// | Button      | ✓ |   |   |   |   | ✓ | ✓ | pressed; a web "button" is often a link (mid click opens a tab) and may carry a context menu |
-/// | TextView    | ✓ |   |   | ✓ | ✓ | ✓ | ✓ | labels can be links; double and long click select text; right click opens its menu |
-/// | EditText    | ✓ | ✓ |   | ✓ | ✓ |   | ✓ | the only kind that takes text ([`WidgetKind::accepts_text`]); double, long and right click open the selection and paste menus |
+/// | TextView    | ✓ | ✓ |   | ✓ | ✓ | ✓ | ✓ | labels can be links; double and long click select text; right click opens its menu; an empty text field showing its placeholder looks like a label, and the widget classifier often calls it one (the TodoMVC "What needs to be done?" field), so text goes there too |
+/// | EditText    | ✓ | ✓ |   | ✓ | ✓ |   | ✓ | the kind that takes text ([`WidgetKind::accepts_text`]); double, long and right click open the selection and paste menus |
 /// | CheckBox    | ✓ |   |   |   |   |   |   | a toggle: only a click changes it |
 /// | ImageButton | ✓ |   |   |   | ✓ | ✓ | ✓ | a button with a picture: long press shows its tooltip, on the web it is often a link |
 /// | ImageView   | ✓ |   | ✓ | ✓ | ✓ | ✓ | ✓ | pictures are dragged (carousels, maps, drag and drop), zoomed by double click, saved by long or right click, often links |
@@ -37,7 +37,7 @@ pub fn applies_to(action: ActionKind, widget: WidgetKind) -> bool {
     use WidgetKind::*;
     match action {
         ActionKind::Click => widget != ProgressBar,
-        ActionKind::Input => widget.accepts_text(),
+        ActionKind::Input => widget.accepts_text() || widget == TextView,
         ActionKind::Drag => matches!(widget, SeekBar | ListItem | ImageView),
         ActionKind::DoubleClick => matches!(widget, TextView | EditText | ImageView | ListItem),
         ActionKind::LongClick => matches!(

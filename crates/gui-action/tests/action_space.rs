@@ -55,7 +55,7 @@ fn candidates_reach_the_table_1_counts() {
 /// input, drag, double click, long click, mid click, right click.
 const TABLE: [(WidgetKind, &str); WidgetKind::COUNT] = [
     (WidgetKind::Button, "C....MR"),
-    (WidgetKind::TextView, "C..DLMR"),
+    (WidgetKind::TextView, "CI.DLMR"),
     (WidgetKind::EditText, "CI.DL.R"),
     (WidgetKind::CheckBox, "C......"),
     (WidgetKind::ImageButton, "C...LMR"),
@@ -96,9 +96,13 @@ fn applicability_table() {
             );
         }
     }
-    // Input goes only where text can be typed.
+    // Input goes where text can be typed, and to labels, which may be fields showing
+    // their placeholder.
     for kind in WidgetKind::ALL {
-        assert_eq!(applies_to(ActionKind::Input, kind), kind.accepts_text());
+        assert_eq!(
+            applies_to(ActionKind::Input, kind),
+            kind.accepts_text() || kind == WidgetKind::TextView
+        );
     }
 }
 

@@ -11,13 +11,13 @@
 //! [`PirlAgent::decide_read`] with its worker number. The agent keeps each worker's step in
 //! flight apart; pages, memory, network and choices are shared.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Widget, WidgetKind};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Target, Widget, WidgetKind};
 use gui_layout::{LayoutConfig, LayoutEmbedder};
 use gui_vision::{EmbedConfig, ExtractConfig, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::reader::{ms, vision_error};
 use crate::{
-    ActionKey, BoltzmannPolicy, Error, ExplorationMemory, FitReport, MemoryConfig, MemoryEntry,
-    PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result, ScreenRead,
-    ScreenReader, SharedEntry,
+    ActionKey, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, MemoryConfig,
+    MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result,
+    ScreenPrint, ScreenRead, ScreenReader, SharedEntry, had_effect,
 };
 
 /// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
@@ -45,6 +45,24 @@ pub struct AgentConfig {
     pub temperature: f64,
     /// Weight of system actions' Q-values (0.5, Section 3.4.3).
     pub system_weight: f64,
+    /// Reward of a step whose action changed nothing on the screen but its own widget's
+    /// hover or press tint ([`had_effect`](crate::had_effect)), or resized the window
+    /// onto a page seen before, in place of Eq. 1. `None` keeps Eq. 1 for every step, as
+    /// the paper does.
+    ///
+    /// Default `Some(0.0)`. Eq. 1 pays such a step as much as a step that changes the
+    /// page, so nothing teaches the network to stop making it; on the web, right and
+    /// middle clicks on buttons that are not links took half of the agent's steps.
+    pub idle_reward: Option<f64>,
+    /// Weigh each candidate's softmax term by the chance, learnt during the run, that it
+    /// changes the screen ([`EffectPrior`](crate::EffectPrior)). Default `true`; `false`
+    /// is the paper's policy.
+    ///
+    /// The network alone learns this slowly: Eq. 1 divides every reward of a page by
+    /// `√N`, so on a page visited often the difference an idle step makes is small
+    /// beside the network's own error, and the ~100 idle candidates of a web page keep
+    /// most of the probability.
+    pub effect_prior: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -82,6 +100,8 @@ impl Default for AgentConfig {
             gamma: 0.9,
             temperature: 0.1,
             system_weight: 0.5,
+            idle_reward: Some(0.0),
+            effect_prior: true,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -112,6 +132,11 @@ impl AgentConfig {
         }
         if self.train_samples == 0 {
             return fail("train_samples", "must be at least 1".to_owned());
+        }
+        if let Some(r) = self.idle_reward
+            && !r.is_finite()
+        {
+            return fail("idle_reward", format!("must be a finite number, got {r}"));
         }
         Ok(())
     }
@@ -156,6 +181,12 @@ pub struct AgentStats {
     pub last_loss: f32,
     /// Reward of the last transition.
     pub last_reward: f64,
+    /// Steps that led to a screen the run had not seen (resizes: to a new page).
+    #[serde(default)]
+    pub novel_steps: u64,
+    /// Steps whose action changed nothing on the screen but its own widget's hover tint.
+    #[serde(default)]
+    pub idle_steps: u64,
     pub timings: AgentTimings,
 }
 
@@ -212,6 +243,10 @@ struct Pending {
     page: PageId,
     key: ActionKey,
     embedding: Arc<[f32]>,
+    /// The screen the action was chosen on, and what it was aimed at.
+    before: Arc<ScreenPrint>,
+    kind: ActionKind,
+    target: Option<(Rect, WidgetKind)>,
 }
 
 /// The known widget of `widget`'s kind whose centre is nearest, preferring those not yet
@@ -228,6 +263,31 @@ fn nearest_of_kind(known: &[KnownWidget], widget: &Widget, taken: &[bool]) -> Op
             (taken[*j], dx * dx + dy * dy, *j)
         })
         .map(|(j, _)| j)
+}
+
+/// The outcome of the step in flight: the page now, whether this screen made it, whether
+/// the run sees this screen for the first time, and the screen in brief.
+struct After<'a> {
+    page: PageId,
+    new: bool,
+    first_sight: bool,
+    print: &'a ScreenPrint,
+}
+
+/// Actions that change the window's size or shape, and so every pixel.
+fn resizes(kind: ActionKind) -> bool {
+    matches!(
+        kind,
+        ActionKind::WindowSize | ActionKind::SplitScreen | ActionKind::OrientationSwitch
+    )
+}
+
+/// The kind of the widget `action` is aimed at, if any.
+fn widget_kind(action: &Action) -> Option<WidgetKind> {
+    match &action.target {
+        Some(Target::Widget(w)) => Some(w.kind),
+        _ => None,
+    }
 }
 
 /// Position of each action among the earlier ones of the same kind: the `variant` of its
@@ -266,6 +326,10 @@ pub struct PirlAgent {
     network: Option<QNetwork>,
     training: Option<std::thread::JoinHandle<(QNetwork, Result<FitReport>, f64)>>,
     rng: ChaCha8Rng,
+    /// Which actions showed a new screen so far.
+    prior: EffectPrior,
+    /// Coarse hashes of every screen seen ([`ScreenPrint::coarse_hash`]).
+    screens_seen: HashSet<u64>,
     /// Each worker's step in flight, by worker number (grown on demand).
     pending: Vec<Option<Pending>>,
     since_training: usize,
@@ -323,6 +387,8 @@ impl PirlAgent {
             space: None,
             policy,
             pages: Vec::new(),
+            prior: EffectPrior::default(),
+            screens_seen: HashSet::new(),
             network: Some(network),
             training: None,
             pending: Vec::new(),
@@ -447,9 +513,18 @@ impl PirlAgent {
     ) -> Result<Action> {
         self.stats.timings.vision_ms += read.vision_ms;
         self.stats.timings.layout_ms += read.layout_ms;
+        let print = Arc::new(read.print);
+        let first_sight = self.screens_seen.insert(print.coarse_hash());
+        let known = self.store.len();
         let (page, candidates) = self.observe(worker, read.view, platform, supported)?;
+        let after = After {
+            page,
+            new: page.0 >= known,
+            first_sight,
+            print: &print,
+        };
         let train = match slot(&mut self.pending, worker).take() {
-            Some(prev) => self.close_step(prev, page, &candidates)?,
+            Some(prev) => self.close_step(prev, &after, &candidates)?,
             None => {
                 self.store.record_visit(page)?;
                 false
@@ -471,13 +546,42 @@ impl PirlAgent {
             let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
             let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
-            let i = self.policy.choose(&q, &kinds, &mut self.rng)?;
+            let prior: Option<Vec<f64>> = self.config.effect_prior.then(|| {
+                let mut chances: Vec<Option<f64>> = candidates
+                    .actions
+                    .iter()
+                    .zip(&candidates.keys)
+                    .map(|(a, k)| {
+                        (!resizes(a.kind)).then(|| self.prior.chance(page, *k, widget_kind(a)))
+                    })
+                    .collect();
+                // Resizes weigh as much as the screen's other actions on average: the
+                // prior neither favours nor avoids them.
+                let known: Vec<f64> = chances.iter().flatten().copied().collect();
+                let mean = if known.is_empty() {
+                    EffectPrior::UNTRIED
+                } else {
+                    known.iter().sum::<f64>() / known.len() as f64
+                };
+                chances.iter_mut().map(|c| c.unwrap_or(mean)).collect()
+            });
+            let i = self
+                .policy
+                .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
+            let action = candidates.actions[i].clone();
+            let target = match &action.target {
+                Some(Target::Widget(w)) => Some((w.rect, w.kind)),
+                _ => None,
+            };
             *slot(&mut self.pending, worker) = Some(Pending {
                 page,
                 key: candidates.keys[i],
                 embedding: candidates.embeddings[i].clone(),
+                before: print,
+                kind: action.kind,
+                target,
             });
-            candidates.actions[i].clone()
+            action
         };
         self.stats.timings.choose_ms += ms(t);
         self.stats.decisions += 1;
@@ -706,10 +810,43 @@ impl PirlAgent {
         Ok(self.space.clone().expect("set above"))
     }
 
-    /// Counters, reward (Eq. 1) and memory entry; whether a retraining is due.
-    fn close_step(&mut self, prev: Pending, page: PageId, now: &Candidates) -> Result<bool> {
+    /// Counters, reward (Eq. 1, or [`AgentConfig::idle_reward`] when the action changed
+    /// nothing) and memory entry; whether a retraining is due.
+    fn close_step(&mut self, prev: Pending, after: &After<'_>, now: &Candidates) -> Result<bool> {
+        let page = after.page;
         self.store.record_transition(prev.page, prev.key, page)?;
-        let reward = self.store.transition_reward(prev.page, page)?;
+        // A resize changes every pixel, so pixels cannot tell whether it showed anything
+        // new; it counts as a change when it led to a page not seen before.
+        let changed = if resizes(prev.kind) {
+            after.new
+        } else {
+            had_effect(&prev.before, after.print, prev.kind, prev.target)
+        };
+        if !changed {
+            self.stats.idle_steps += 1;
+        }
+        if self.config.effect_prior {
+            // The prior learns which actions show something new: a text selection that
+            // comes and goes, or a dialog opened for the tenth time, changes pixels but
+            // no longer shows anything the run has not seen.
+            let novel = if resizes(prev.kind) {
+                after.new
+            } else {
+                changed && after.first_sight
+            };
+            self.stats.novel_steps += u64::from(novel);
+            // Resizes are not learnt: at another size every page is new once, which
+            // would make them the surest way to something new.
+            if !resizes(prev.kind) {
+                let widget = prev.target.map(|(_, k)| k);
+                self.prior.record(prev.page, prev.key, widget, novel);
+            }
+        }
+        let idle = self.config.idle_reward.filter(|_| !changed);
+        let reward = match idle {
+            Some(r) => r,
+            None => self.store.transition_reward(prev.page, page)?,
+        };
         let entry: SharedEntry = MemoryEntry {
             state: self.pages[prev.page.0].state.clone(),
             action: prev.embedding,
@@ -843,6 +980,75 @@ mod tests {
         );
         assert_eq!(sa.memory, order.len() - 1);
         assert!(b.last_seen_of(1).is_none());
+    }
+
+    #[test]
+    fn a_step_that_changes_nothing_gets_the_idle_reward() {
+        let shots = screens();
+        // The same screen again: nothing changed, whatever the action was.
+        let mut a = agent();
+        for _ in 0..3 {
+            a.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+        }
+        assert_eq!(a.stats().idle_steps, 2);
+        assert_eq!(a.stats().last_reward, 0.0);
+        // A new page: Eq. 1, a fresh page reached from a page seen 3 times.
+        a.decide(&shots[1], Platform::Web, &ActionKind::ALL)
+            .unwrap();
+        assert_eq!(a.stats().idle_steps, 2);
+        assert!((a.stats().last_reward - 1.0 / 3f64.sqrt()).abs() < 1e-9);
+
+        // Without an idle reward every step is paid by Eq. 1.
+        let mut paper = PirlAgent::new(AgentConfig {
+            seed: 5,
+            idle_reward: None,
+            effect_prior: false,
+            ..AgentConfig::default()
+        })
+        .unwrap();
+        for _ in 0..3 {
+            paper
+                .decide(&shots[0], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+        }
+        assert_eq!(paper.stats().idle_steps, 2);
+        assert!(paper.stats().last_reward > 0.0);
+    }
+
+    #[test]
+    fn only_the_first_sight_of_a_screen_is_novel() {
+        let shots = screens();
+        let mut a = agent();
+        for i in [0, 1, 0, 1, 0, 2] {
+            a.decide(&shots[i], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+        }
+        let s = a.stats();
+        // Only the steps to screens 1 and 2 showed new screens; going back to one seen
+        // before is a change but nothing new.
+        assert_eq!(s.novel_steps, 2, "{s:?}");
+        let mut off = PirlAgent::new(AgentConfig {
+            seed: 5,
+            effect_prior: false,
+            ..AgentConfig::default()
+        })
+        .unwrap();
+        off.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+            .unwrap();
+        off.decide(&shots[1], Platform::Web, &ActionKind::ALL)
+            .unwrap();
+        assert_eq!(off.stats().novel_steps, 0);
+    }
+
+    #[test]
+    fn a_non_finite_idle_reward_is_refused() {
+        let e = PirlAgent::new(AgentConfig {
+            idle_reward: Some(f64::NAN),
+            ..AgentConfig::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("idle_reward"), "{e}");
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! ```
 
 mod agent;
+mod effect;
 mod error;
 mod memory;
 mod pages;
@@ -34,6 +35,10 @@ mod reader;
 mod reward;
 
 pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
+pub use effect::{
+    EffectPrior, SEEN_SHARE, SELECTION_SHARE, ScreenPrint, TARGET_MARGIN, had_effect,
+    shows_own_state,
+};
 pub use error::{Error, Result};
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{

@@ -84,6 +84,37 @@ impl BoltzmannPolicy {
     ///
     /// Fails when the two slices differ in length or a Q-value is not finite.
     pub fn probabilities(&self, q_values: &[f32], kinds: &[ActionKind]) -> Result<Vec<f64>> {
+        self.probabilities_with(q_values, kinds, None)
+    }
+
+    /// [`Self::probabilities`] with each action's softmax term multiplied by
+    /// `prior[i]` (finite, `> 0`), then normalised: `p_i ∝ prior_i · exp(w_i · Q_i / T)`.
+    /// `None` is a prior of 1 for every action. The agent passes the chance that an
+    /// action changes the screen ([`EffectPrior`](crate::EffectPrior)).
+    pub fn probabilities_with(
+        &self,
+        q_values: &[f32],
+        kinds: &[ActionKind],
+        prior: Option<&[f64]>,
+    ) -> Result<Vec<f64>> {
+        if let Some(prior) = prior {
+            if prior.len() != q_values.len() {
+                return Err(Error::Input {
+                    what: "prior",
+                    message: format!(
+                        "{} prior weights for {} Q-values",
+                        prior.len(),
+                        q_values.len()
+                    ),
+                });
+            }
+            if let Some(i) = prior.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+                return Err(Error::Input {
+                    what: "prior",
+                    message: format!("weight {i} is {}, not a finite number above 0", prior[i]),
+                });
+            }
+        }
         if q_values.len() != kinds.len() {
             return Err(Error::Input {
                 what: "q_values",
@@ -120,7 +151,11 @@ impl BoltzmannPolicy {
                 .map(|&w| ((w - max) / self.temperature).exp())
                 .collect()
         };
-        // The maximum contributes exp(0) = 1, so the sum is at least 1.
+        let exps: Vec<f64> = match prior {
+            Some(prior) => exps.iter().zip(prior).map(|(e, w)| e * w).collect(),
+            None => exps,
+        };
+        // The maximum contributes exp(0) times a weight above 0, so the sum is above 0.
         let sum: f64 = exps.iter().sum();
         Ok(exps.into_iter().map(|e| e / sum).collect())
     }
@@ -134,7 +169,18 @@ impl BoltzmannPolicy {
         kinds: &[ActionKind],
         rng: &mut R,
     ) -> Result<usize> {
-        let probabilities = self.probabilities(q_values, kinds)?;
+        self.choose_with(q_values, kinds, None, rng)
+    }
+
+    /// Draws the index of the action to execute from [`Self::probabilities_with`].
+    pub fn choose_with<R: Rng + ?Sized>(
+        &self,
+        q_values: &[f32],
+        kinds: &[ActionKind],
+        prior: Option<&[f64]>,
+        rng: &mut R,
+    ) -> Result<usize> {
+        let probabilities = self.probabilities_with(q_values, kinds, prior)?;
         if probabilities.is_empty() {
             return Err(Error::Input {
                 what: "q_values",
@@ -176,6 +222,33 @@ mod tests {
             .unwrap();
         assert!(close(probs.iter().sum::<f64>(), 1.0));
         assert!(probs.iter().all(|&x| (0.0..=1.0).contains(&x)));
+    }
+
+    #[test]
+    fn a_prior_scales_the_softmax_terms() {
+        let p = BoltzmannPolicy::default();
+        // Equal Q: the probabilities follow the prior, 1 : 3.
+        let probs = p
+            .probabilities_with(&[1.0, 1.0], &[CLICK, CLICK], Some(&[0.25, 0.75]))
+            .unwrap();
+        assert!(close(probs[0], 0.25) && close(probs[1], 0.75), "{probs:?}");
+        // A prior of 1 everywhere is no prior.
+        let q = [0.3, 2.0, -1.0];
+        let kinds = [CLICK, SWIPE, BACK];
+        let with = p.probabilities_with(&q, &kinds, Some(&[1.0; 3])).unwrap();
+        let without = p.probabilities(&q, &kinds).unwrap();
+        assert!(with.iter().zip(&without).all(|(a, b)| close(*a, *b)));
+        // Bad priors are refused, naming the weight.
+        for bad in [[1.0, 0.0], [1.0, f64::NAN]] {
+            let e = p
+                .probabilities_with(&[1.0, 1.0], &[CLICK, CLICK], Some(&bad))
+                .unwrap_err();
+            assert!(e.to_string().contains("weight 1"), "{e}");
+        }
+        assert!(
+            p.probabilities_with(&[1.0], &[CLICK], Some(&[1.0, 1.0]))
+                .is_err()
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use gui_core::{Screenshot, Size};
 use gui_layout::{LayoutConfig, TreeLabels, characterise};
 use gui_vision::{EmbedConfig, ExtractConfig, ScreenVision, Vision, VisionConfig, WidgetCnn};
 
-use crate::{AgentConfig, Error, PageView, Result};
+use crate::{AgentConfig, Error, PageView, Result, ScreenPrint};
 
 /// The page of one screen as the agent sees it: the widgets found by gui-vision, their
 /// embeddings scaled for the widget similarity (see below), and the layout tree of
@@ -40,6 +40,8 @@ pub struct ScreenRead {
     pub view: PageView,
     /// Size of the screenshot in pixels.
     pub size: Size,
+    /// The screen in brief, to tell whether the next action changed it.
+    pub print: ScreenPrint,
     /// Milliseconds spent finding widgets, kinds and embeddings.
     pub vision_ms: f64,
     /// Milliseconds spent on the layout tree.
@@ -102,10 +104,12 @@ impl ScreenReader {
 
         let t = Instant::now();
         let view = page_view(seen, size, &self.layout)?;
+        let print = ScreenPrint::of(screen);
         let layout_ms = ms(t);
         Ok(ScreenRead {
             view,
             size,
+            print,
             vision_ms,
             layout_ms,
         })
