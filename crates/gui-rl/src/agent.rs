@@ -825,22 +825,20 @@ impl PirlAgent {
         if !changed {
             self.stats.idle_steps += 1;
         }
-        if self.config.effect_prior {
-            // The prior learns which actions show something new: a text selection that
-            // comes and goes, or a dialog opened for the tenth time, changes pixels but
-            // no longer shows anything the run has not seen.
-            let novel = if resizes(prev.kind) {
-                after.new
-            } else {
-                changed && after.first_sight
-            };
-            self.stats.novel_steps += u64::from(novel);
-            // Resizes are not learnt: at another size every page is new once, which
-            // would make them the surest way to something new.
-            if !resizes(prev.kind) {
-                let widget = prev.target.map(|(_, k)| k);
-                self.prior.record(prev.page, prev.key, widget, novel);
-            }
+        // The prior learns which actions show something new: a text selection that comes
+        // and goes, or a dialog opened for the tenth time, changes pixels but no longer
+        // shows anything the run has not seen.
+        let novel = if resizes(prev.kind) {
+            after.new
+        } else {
+            changed && after.first_sight
+        };
+        self.stats.novel_steps += u64::from(novel);
+        // Resizes are not learnt: at another size every page is new once, which would
+        // make them the surest way to something new.
+        if self.config.effect_prior && !resizes(prev.kind) {
+            let widget = prev.target.map(|(_, k)| k);
+            self.prior.record(prev.page, prev.key, widget, novel);
         }
         let idle = self.config.idle_reward.filter(|_| !changed);
         let reward = match idle {
@@ -1038,7 +1036,8 @@ mod tests {
             .unwrap();
         off.decide(&shots[1], Platform::Web, &ActionKind::ALL)
             .unwrap();
-        assert_eq!(off.stats().novel_steps, 0);
+        // Counted without the prior too.
+        assert_eq!(off.stats().novel_steps, 1);
     }
 
     #[test]
