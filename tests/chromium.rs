@@ -512,6 +512,37 @@ fn a_page_that_leaves_the_app_is_brought_back() {
     );
 }
 
+/// Offline (`network_switch`), a link to a page of the app's own origin fails and Chromium
+/// shows its error page under the app's URL. Looking at the screen brings the network and
+/// the app back, instead of leaving the rest of the run on the error page.
+#[test]
+fn an_offline_load_of_the_app_is_brought_back_online() {
+    let (server, mut device) = demo();
+    device
+        .perform(&Action::new(ActionKind::NetworkSwitch))
+        .unwrap();
+    let url = format!("{}/index.html?again#/about", server.origin());
+    device
+        .evaluate(&format!("location.href = '{url}'; 0"))
+        .unwrap();
+    // The error page has no `#screen-name`; wait until the app's document is gone.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while device
+        .evaluate("document.getElementById('screen-name') ? 1 : 0")
+        .is_ok_and(|v| v.as_i64() == Some(1))
+    {
+        assert!(std::time::Instant::now() < deadline, "the page never left");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let shot = device.screenshot().unwrap();
+    assert_eq!(shot.width(), 1280);
+    assert_eq!(wait_text(&mut device, "#screen-name", "About"), "About");
+    assert_eq!(
+        device.evaluate("navigator.onLine").unwrap().as_bool(),
+        Some(true)
+    );
+}
+
 /// `input` with a trailing newline types the text and presses Enter: the demo's login form
 /// is submitted from the password field.
 #[test]

@@ -715,6 +715,27 @@ impl ChromiumDevice {
         Ok((here, previous))
     }
 
+    /// Whether the main frame's document is from the app's origin (not, say, the
+    /// browser's error page).
+    fn main_frame_in_app(&mut self) -> Result<bool> {
+        let origin = self.origin.clone();
+        let tree = self.browser()?.call("Page.getFrameTree", json!({}))?;
+        let frame = &tree["frameTree"]["frame"];
+        Ok(frame["unreachableUrl"].is_null()
+            && frame["url"]
+                .as_str()
+                .is_some_and(|u| JsCoverage::origin_of(u) == origin))
+    }
+
+    /// The URL of the current history entry.
+    fn main_frame_entry_url(&mut self) -> Result<Option<String>> {
+        let h = self
+            .browser()?
+            .call("Page.getNavigationHistory", json!({}))?;
+        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
+        Ok(h["entries"][current]["url"].as_str().map(str::to_owned))
+    }
+
     /// `return`: one step back in history, but never out of the app (a step back to another
     /// origin, such as about:blank before the first load, is a no-op).
     fn history_back(&mut self) -> Result<()> {
@@ -727,10 +748,25 @@ impl ChromiumDevice {
 
     /// Brings the page back after it left the app's origin, as Monkey keeps its events
     /// inside one package: one step back in history when that is the app, else the start
-    /// URL.
+    /// URL. When the history entry is the app's but the page shows another document (the
+    /// browser's error page for a load that failed), the app's URL is loaded again.
+    ///
+    /// The network comes back first when `network_switch` had turned it off: offline, the
+    /// app's own pages fail to load too, and exploration would stay on the error page for
+    /// the rest of the run (seen with TodoMVC, whose sidebar links to pages of its own
+    /// origin).
     fn return_to_app(&mut self) -> Result<()> {
+        if self.offline {
+            self.set_offline(false)?;
+        }
         match self.history_position()? {
-            (true, _) => Ok(()),
+            (true, _) if self.main_frame_in_app()? => Ok(()),
+            (true, _) => {
+                let url = self
+                    .main_frame_entry_url()?
+                    .unwrap_or(self.start_url.clone());
+                self.navigate(&url)
+            }
             (false, Some(entry)) => {
                 let timeout = self.config.load_timeout;
                 let b = self.browser()?;
