@@ -345,6 +345,11 @@ fn pirltest_refuses_bad_models_and_settings_naming_them() {
         (vec!["--temperature", "-1"], "temperature"),
         (vec!["--train-every", "0"], "train_every"),
         (vec!["--gamma", "1.5"], "gamma"),
+        (
+            vec!["--idle-reward", "none"],
+            "neither a finite number nor `off`",
+        ),
+        (vec!["--idle-reward", "inf"], "--idle-reward"),
     ] {
         let mut all = vec!["--device", "simulator", "--steps", "2"];
         all.extend(&args);

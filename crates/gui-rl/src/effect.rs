@@ -4,9 +4,9 @@
 //! Eq. 1 rewards a step by how unexplored the next page is, so an action that changes
 //! nothing earns about what any other action on a fresh page earns. On the web such
 //! actions are common: a right or middle click on a button that is not a link, a double
-//! click on a label. In 100-step runs on the demo app, 48 of PIRLTest's 100 steps were
-//! right or middle clicks and only 7 of them changed the screen
-//! (`target/adat-bench/explore/pirltest-fixed_200-100`). [`AgentConfig::idle_reward`]
+//! click on a label. In a 100-step run of the earlier agent on the demo app, 48 of the
+//! 100 steps were right or middle clicks and only 7 of them changed the screen (consecutive
+//! screenshots compared outside the clicked widget). [`AgentConfig::idle_reward`]
 //! gives such steps their own reward, so the Q-network can learn which actions do
 //! nothing, and [`EffectPrior`] learns how often each kind of action changes anything.
 //!
@@ -222,12 +222,12 @@ pub fn had_effect(
 /// softmax term by [`chance`](Self::chance) ([`AgentConfig::effect_prior`]).
 ///
 /// The record of an action kind on a widget kind (all right clicks on buttons, say) is
-/// Laplace's rule, `p = (changed + 1) / (tried + 2)`: it starts at 1/2 and never reaches
+/// Laplace's rule, `p = (novel + 1) / (tried + 2)`: it starts at 1/2 and never reaches
 /// 0 or 1, so a rare effect can still be found, and what is learnt on one page carries to
 /// the next. A page's own action, once tried, scales that by its own record,
-/// `p · ((changed + 1) / (tried + 1))²`: an action that showed nothing new once counts a
+/// `p · ((novel + 1) / (tried + 1))²`: an action that showed nothing new once counts a
 /// quarter as much as its untried neighbours, twice a ninth. So a page's untried actions
-/// come first, which is how the agent finds the one button of a modal dialog that closes
+/// come first, which helps the agent find the one button of a modal dialog that closes
 /// it among a hundred candidates that do nothing.
 ///
 /// [`AgentConfig::effect_prior`]: crate::AgentConfig::effect_prior
@@ -240,17 +240,18 @@ pub struct EffectPrior {
 #[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     tried: u32,
-    changed: u32,
+    /// Tries that showed a screen not seen before.
+    novel: u32,
 }
 
 impl Tally {
-    fn add(&mut self, changed: bool) {
+    fn add(&mut self, novel: bool) {
         self.tried += 1;
-        self.changed += u32::from(changed);
+        self.novel += u32::from(novel);
     }
 
     fn chance(self) -> f64 {
-        (f64::from(self.changed) + 1.0) / (f64::from(self.tried) + 2.0)
+        (f64::from(self.novel) + 1.0) / (f64::from(self.tried) + 2.0)
     }
 }
 
@@ -259,19 +260,19 @@ impl EffectPrior {
     pub const UNTRIED: f64 = 0.5;
 
     /// Records that `key` on `page`, aimed at a widget of kind `widget` (`None` for page
-    /// and system actions), did or did not change the screen.
+    /// and system actions), did or did not show a screen not seen before.
     pub fn record(
         &mut self,
         page: PageId,
         key: ActionKey,
         widget: Option<WidgetKind>,
-        changed: bool,
+        novel: bool,
     ) {
         self.by_kind
             .entry((key.kind, widget))
             .or_default()
-            .add(changed);
-        self.by_action.entry((page, key)).or_default().add(changed);
+            .add(novel);
+        self.by_action.entry((page, key)).or_default().add(novel);
     }
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
@@ -283,7 +284,7 @@ impl EffectPrior {
             .unwrap_or_default()
             .chance();
         match self.by_action.get(&(page, key)) {
-            Some(t) => kind * ((f64::from(t.changed) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2),
+            Some(t) => kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2),
             None => kind,
         }
     }

@@ -97,33 +97,23 @@ impl BoltzmannPolicy {
         kinds: &[ActionKind],
         prior: Option<&[f64]>,
     ) -> Result<Vec<f64>> {
+        let input = |what, message| Err(Error::Input { what, message });
         if let Some(prior) = prior {
             if prior.len() != q_values.len() {
-                return Err(Error::Input {
-                    what: "prior",
-                    message: format!(
-                        "{} prior weights for {} Q-values",
-                        prior.len(),
-                        q_values.len()
-                    ),
-                });
+                let (p, q) = (prior.len(), q_values.len());
+                return input("prior", format!("{p} prior weights for {q} Q-values"));
             }
             if let Some(i) = prior.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
-                return Err(Error::Input {
-                    what: "prior",
-                    message: format!("weight {i} is {}, not a finite number above 0", prior[i]),
-                });
+                let w = prior[i];
+                return input(
+                    "prior",
+                    format!("weight {i} is {w}, not a finite number above 0"),
+                );
             }
         }
         if q_values.len() != kinds.len() {
-            return Err(Error::Input {
-                what: "q_values",
-                message: format!(
-                    "{} Q-values for {} action kinds",
-                    q_values.len(),
-                    kinds.len()
-                ),
-            });
+            let (q, k) = (q_values.len(), kinds.len());
+            return input("q_values", format!("{q} Q-values for {k} action kinds"));
         }
         if let Some(i) = q_values.iter().position(|q| !q.is_finite()) {
             return Err(Error::Input {
