@@ -267,6 +267,14 @@ impl Action {
     pub fn point(&self) -> Option<Point> {
         self.target.as_ref().map(Target::point)
     }
+
+    /// The widget the action is aimed at, if it has one.
+    pub fn widget(&self) -> Option<&Widget> {
+        match &self.target {
+            Some(Target::Widget(w)) => Some(w),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Action {

@@ -692,9 +692,9 @@ impl ChromiumDevice {
         Ok(())
     }
 
-    /// Where the page is in its history: whether the current entry is in the app, and the
-    /// id of the previous entry when that one is in the app.
-    fn history_position(&mut self) -> Result<(bool, Option<Value>)> {
+    /// Where the page is in its history: the current entry's URL when it is in the app,
+    /// and the id of the previous entry when that one is in the app.
+    fn history_position(&mut self) -> Result<(Option<String>, Option<Value>)> {
         let origin = self.origin.clone();
         let h = self
             .browser()?
@@ -706,7 +706,10 @@ impl ChromiumDevice {
                 .as_str()
                 .is_some_and(|u| JsCoverage::origin_of(u) == origin)
         };
-        let here = entries.get(current).is_some_and(in_app);
+        let here = entries
+            .get(current)
+            .filter(|e| in_app(e))
+            .and_then(|e| e["url"].as_str().map(str::to_owned));
         let previous = current
             .checked_sub(1)
             .and_then(|i| entries.get(i))
@@ -725,15 +728,6 @@ impl ChromiumDevice {
             && frame["url"]
                 .as_str()
                 .is_some_and(|u| JsCoverage::origin_of(u) == origin))
-    }
-
-    /// The URL of the current history entry.
-    fn main_frame_entry_url(&mut self) -> Result<Option<String>> {
-        let h = self
-            .browser()?
-            .call("Page.getNavigationHistory", json!({}))?;
-        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
-        Ok(h["entries"][current]["url"].as_str().map(str::to_owned))
     }
 
     /// `return`: one step back in history, but never out of the app (a step back to another
@@ -760,14 +754,9 @@ impl ChromiumDevice {
             self.set_offline(false)?;
         }
         match self.history_position()? {
-            (true, _) if self.main_frame_in_app()? => Ok(()),
-            (true, _) => {
-                let url = self
-                    .main_frame_entry_url()?
-                    .unwrap_or(self.start_url.clone());
-                self.navigate(&url)
-            }
-            (false, Some(entry)) => {
+            (Some(_), _) if self.main_frame_in_app()? => Ok(()),
+            (Some(url), _) => self.navigate(&url),
+            (None, Some(entry)) => {
                 let timeout = self.config.load_timeout;
                 let b = self.browser()?;
                 b.call("Page.navigateToHistoryEntry", json!({ "entryId": entry }))?;
@@ -776,7 +765,7 @@ impl ChromiumDevice {
                     .wait_event(Some(&session), "Page.loadEventFired", timeout)?;
                 Ok(())
             }
-            (false, None) => {
+            (None, None) => {
                 let url = self.start_url.clone();
                 self.navigate(&url)
             }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Target, Widget, WidgetKind};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Widget, WidgetKind};
 use gui_layout::{LayoutConfig, LayoutEmbedder};
 use gui_vision::{EmbedConfig, ExtractConfig, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
@@ -282,14 +282,6 @@ fn resizes(kind: ActionKind) -> bool {
     )
 }
 
-/// The kind of the widget `action` is aimed at, if any.
-fn widget_kind(action: &Action) -> Option<WidgetKind> {
-    match &action.target {
-        Some(Target::Widget(w)) => Some(w.kind),
-        _ => None,
-    }
-}
-
 /// Position of each action among the earlier ones of the same kind: the `variant` of its
 /// [`ActionKey`].
 fn variants(actions: &[Action]) -> Vec<u32> {
@@ -552,7 +544,8 @@ impl PirlAgent {
                     .iter()
                     .zip(&candidates.keys)
                     .map(|(a, k)| {
-                        (!resizes(a.kind)).then(|| self.prior.chance(page, *k, widget_kind(a)))
+                        (!resizes(a.kind))
+                            .then(|| self.prior.chance(page, *k, a.widget().map(|w| w.kind)))
                     })
                     .collect();
                 // Resizes weigh as much as the screen's other actions on average: the
@@ -569,10 +562,7 @@ impl PirlAgent {
                 .policy
                 .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
             let action = candidates.actions[i].clone();
-            let target = match &action.target {
-                Some(Target::Widget(w)) => Some((w.rect, w.kind)),
-                _ => None,
-            };
+            let target = action.widget().map(|w| (w.rect, w.kind));
             *slot(&mut self.pending, worker) = Some(Pending {
                 page,
                 key: candidates.keys[i],
@@ -817,7 +807,8 @@ impl PirlAgent {
         self.store.record_transition(prev.page, prev.key, page)?;
         // A resize changes every pixel, so pixels cannot tell whether it showed anything
         // new; it counts as a change when it led to a page not seen before.
-        let changed = if resizes(prev.kind) {
+        let resize = resizes(prev.kind);
+        let changed = if resize {
             after.new
         } else {
             had_effect(&prev.before, after.print, prev.kind, prev.target)
@@ -828,7 +819,7 @@ impl PirlAgent {
         // The prior learns which actions show something new: a text selection that comes
         // and goes, or a dialog opened for the tenth time, changes pixels but no longer
         // shows anything the run has not seen.
-        let novel = if resizes(prev.kind) {
+        let novel = if resize {
             after.new
         } else {
             changed && after.first_sight
@@ -836,7 +827,7 @@ impl PirlAgent {
         self.stats.novel_steps += u64::from(novel);
         // Resizes are not learnt: at another size every page is new once, which would
         // make them the surest way to something new.
-        if self.config.effect_prior && !resizes(prev.kind) {
+        if self.config.effect_prior && !resize {
             let widget = prev.target.map(|(_, k)| k);
             self.prior.record(prev.page, prev.key, widget, novel);
         }
