@@ -8,6 +8,8 @@
 //! - `--steps 100,250,500` (default; each run goes to the largest, the others are read
 //!   off its per-step coverage);
 //! - `--strategies pirltest,monkey` (default);
+//! - `--throttle POLICY` (default `adat`): the wait after each event, the same for every
+//!   strategy, as the binaries' `--throttle` takes it (`adat`, `consecutive`, `fixed:200`);
 //! - `--out DIR` (default `target/compare`): run folders, `report.md` and one
 //!   `coverage-<app>.svg` per app.
 //!
@@ -53,6 +55,7 @@ struct Options {
     seeds: Vec<u64>,
     steps: Vec<u64>,
     strategies: Vec<String>,
+    throttle: String,
     out: PathBuf,
 }
 
@@ -72,24 +75,32 @@ fn parse(rest: &[String]) -> Result<Options> {
         seeds: vec![1, 2, 3],
         steps: vec![100, 250, 500],
         strategies: vec!["pirltest".into(), "monkey".into()],
+        throttle: "adat".into(),
         out: crate::root().join("target/compare"),
     };
-    for (flag, value) in
-        crate::flag_values(rest, "options: --apps --seeds --steps --strategies --out")?
-    {
+    for (flag, value) in crate::flag_values(
+        rest,
+        "options: --apps --seeds --steps --strategies --throttle --out",
+    )? {
         match flag {
             "--apps" => o.apps = list(flag, value)?,
             "--seeds" => o.seeds = list(flag, value)?,
             "--steps" => o.steps = list(flag, value)?,
             "--strategies" => o.strategies = list(flag, value)?,
+            "--throttle" => o.throttle = value.trim().to_owned(),
             "--out" => o.out = PathBuf::from(value),
             other => {
-                bail!("unknown option {other}; options: --apps --seeds --steps --strategies --out")
+                bail!(
+                    "unknown option {other}; options: --apps --seeds --steps --strategies --throttle --out"
+                )
             }
         }
     }
     o.steps.sort_unstable();
     o.steps.dedup();
+    if o.throttle.is_empty() {
+        bail!("--throttle needs a policy: adat, consecutive or fixed:MS");
+    }
     if o.steps.is_empty() || o.steps[0] == 0 || o.seeds.is_empty() || o.strategies.is_empty() {
         bail!("--steps, --seeds and --strategies need at least one value (steps > 0)");
     }
@@ -171,7 +182,38 @@ fn serve(app: &str) -> Result<StaticServer> {
         .find(|s| s.name == app)
         .with_context(|| format!("no app `{app}`: use demo or a name in xtask/subjects.toml"))?;
     let dir = crate::fetch(&s.package)?;
-    StaticServer::folder(&dir, &s.entry).with_context(|| format!("serving {app}"))
+    let entry = match s.entry.split_once("<a local PDF>") {
+        Some((head, tail)) => format!("{head}{}{tail}", local_pdf(&dir)?),
+        None => s.entry.clone(),
+    };
+    StaticServer::folder(&dir, &entry).with_context(|| format!("serving {app}"))
+}
+
+/// A PDF for the PDF viewer to open, made once inside its package folder (the viewer
+/// opens files of its own origin only): the demo app's README printed by headless
+/// Chromium. Returns its path from the folder.
+fn local_pdf(dir: &Path) -> Result<String> {
+    const NAME: &str = "subject.pdf";
+    let pdf = dir.join(NAME);
+    if !pdf.is_file() {
+        let readme = crate::root().join("examples/apps/demo/README.md");
+        let chromium = gui_driver::find_chromium()?;
+        let mut cmd = std::process::Command::new(chromium);
+        cmd.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-pdf-header-footer",
+        ])
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", readme.display()));
+        crate::run(&mut cmd)?;
+        if !pdf.is_file() {
+            bail!("Chromium printed no PDF to {}", pdf.display());
+        }
+    }
+    // From the viewer page (`pdfjs/web/viewer.html`) up to the package folder.
+    Ok(format!("../../{NAME}"))
 }
 
 /// Functions covered once the start page has loaded, before any action.
@@ -199,10 +241,17 @@ pub fn run(rest: &[String]) -> Result<()> {
     let mut report = String::new();
     writeln!(
         report,
-        "# PIRLTest vs Monkey\n\nSeeds {:?}, steps {:?}, Chromium 1280x800, throttle 200 ms. \
-         Medians over seeds. `gain` = functions covered beyond the start page.\n",
-        o.seeds, o.steps
+        "# PIRLTest vs Monkey\n\nSeeds {:?}, steps {:?}, Chromium 1280x800, throttle `{}` for \
+         every strategy. Medians over seeds. `gain` = functions covered beyond the start \
+         page.\n",
+        o.seeds, o.steps, o.throttle
     )?;
+    // Run folders name the throttle, so runs under another one are never reused.
+    let tag: String = o
+        .throttle
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
     let mut ratios: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for app in &o.apps {
         let server = serve(app)?;
@@ -212,7 +261,9 @@ pub fn run(rest: &[String]) -> Result<()> {
         let mut results: BTreeMap<String, Vec<(u64, RunResult)>> = BTreeMap::new();
         for strategy in &o.strategies {
             for &seed in &o.seeds {
-                let dir = o.out.join(format!("{app}-{strategy}-seed{seed}-{max}"));
+                let dir = o
+                    .out
+                    .join(format!("{app}-{strategy}-{tag}-seed{seed}-{max}"));
                 if !dir.join("summary.json").is_file() {
                     let _ = std::fs::remove_dir_all(&dir);
                     eprintln!("compare: {app} {strategy} seed {seed}, {max} steps");
@@ -220,6 +271,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                     let mut cmd = std::process::Command::new(&bin);
                     cmd.args(["--url", &url, "--steps", &max.to_string()])
                         .args(["--seed", &seed.to_string()])
+                        .args(["--throttle", &o.throttle])
                         .arg("--out")
                         .arg(&dir);
                     if strategy == "pirltest" {
