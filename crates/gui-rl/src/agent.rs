@@ -24,13 +24,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::effect::grown;
 use crate::reader::{ms, vision_error};
 use crate::{
     ActionKey, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, MemoryConfig,
     MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result,
-    SEEN_SHARE, ScreenPrint, ScreenRead, ScreenReader, SharedEntry, TARGET_MARGIN, had_effect,
-    text_field_masks,
+    ScreenPrint, ScreenRead, ScreenReader, SharedEntry, had_effect, text_field_masks,
 };
 
 /// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
@@ -278,26 +276,15 @@ struct After<'a> {
     print: &'a ScreenPrint,
 }
 
-/// Whether a step that changed the screen, to `after`, showed something new: a screen
-/// not seen before (text fields masked). Typed text is new the first time it goes into
-/// a field on the screen it was typed on; after that, only when the screen changed
-/// outside the field too (an item added, a message) into one not seen before. The
-/// classifier calls some text fields labels, and those are not masked, so every new
-/// string would otherwise make a new screen.
-fn shows_new(
-    step: &Pending,
-    after: &ScreenPrint,
-    first_sight: bool,
-    typed_into: &mut HashSet<(u64, Rect)>,
-) -> bool {
+/// Whether a step that changed the screen showed something new: a screen not seen
+/// before (text fields masked), or text typed into a field for the first time on the
+/// screen it was typed on. Typing other text into the same field is nothing new.
+fn shows_new(step: &Pending, first_sight: bool, typed_into: &mut HashSet<(u64, Rect)>) -> bool {
     match (step.kind, step.target) {
         (ActionKind::Input, Some((field, _))) => {
+            // Both sides run: the field counts as typed into either way.
             let first_typing = typed_into.insert((step.before_key, field));
-            let beyond = step
-                .before
-                .changed_outside(after, Some(grown(field, TARGET_MARGIN)))
-                > SEEN_SHARE;
-            first_typing || (first_sight && beyond)
+            first_sight || first_typing
         }
         _ => first_sight,
     }
@@ -858,7 +845,7 @@ impl PirlAgent {
         let novel = if resize {
             after.new
         } else {
-            changed && shows_new(&prev, after.print, after.first_sight, &mut self.typed_into)
+            changed && shows_new(&prev, after.first_sight, &mut self.typed_into)
         };
         self.stats.novel_steps += u64::from(novel);
         // Resizes are not learnt: at another size every page is new once, which would
@@ -1069,22 +1056,7 @@ mod tests {
 
     #[test]
     fn typing_is_new_once_per_field_and_screen() {
-        // 200x120 screens, light grey, with dark boxes painted where given.
-        let print = |paint: &[Rect]| {
-            let mut img = RgbImage::from_pixel(200, 120, Rgb([240, 240, 240]));
-            for r in paint {
-                for y in r.y..r.bottom() {
-                    for x in r.x..r.right() {
-                        img.put_pixel(x as u32, y as u32, Rgb([20, 20, 20]));
-                    }
-                }
-            }
-            Arc::new(ScreenPrint::of(&Screenshot::new(img, 1.0, 0).unwrap()))
-        };
-        let name = Rect::new(10, 10, 100, 30);
-        let email = Rect::new(10, 50, 100, 30);
-        let blank = print(&[]);
-        let step = |kind, target: Rect, before_key| Pending {
+        let step = |kind, target: Option<Rect>, before_key| Pending {
             page: PageId(0),
             key: ActionKey {
                 kind,
@@ -1092,33 +1064,31 @@ mod tests {
                 variant: 0,
             },
             embedding: Arc::from(vec![0.0f32]),
-            before: blank.clone(),
+            before: Arc::new(ScreenPrint::of(
+                &Screenshot::new(RgbImage::new(4, 4), 1.0, 0).unwrap(),
+            )),
             before_key,
             kind,
-            target: Some((target, WidgetKind::EditText)),
+            target: target.map(|r| (r, WidgetKind::EditText)),
         };
-        let input = |field, screen| step(ActionKind::Input, field, screen);
-        // Text inside the name field only, and text there plus a message below.
-        let typed = print(&[Rect::new(14, 18, 40, 12)]);
-        let message = print(&[Rect::new(14, 18, 40, 12), Rect::new(10, 100, 80, 10)]);
-        let mut seen = HashSet::new();
+        let name = Rect::new(10, 10, 100, 30);
+        let email = Rect::new(10, 50, 100, 30);
+        let mut typed = HashSet::new();
+        let input = |field, screen| step(ActionKind::Input, Some(field), screen);
         // First text into a field: new, though the masked screen is one seen before.
-        assert!(shows_new(&input(name, 1), &typed, false, &mut seen));
-        // Other text into the same field of the same screen: nothing new, even when
-        // the unmasked screen is new (a text field the classifier called a label).
-        assert!(!shows_new(&input(name, 1), &typed, false, &mut seen));
-        assert!(!shows_new(&input(name, 1), &typed, true, &mut seen));
+        assert!(shows_new(&input(name, 1), false, &mut typed));
+        // Other text into the same field of the same screen: nothing new.
+        assert!(!shows_new(&input(name, 1), false, &mut typed));
         // Another field, or the same field on another screen: new once each.
-        assert!(shows_new(&input(email, 1), &typed, false, &mut seen));
-        assert!(shows_new(&input(name, 2), &typed, false, &mut seen));
-        assert!(!shows_new(&input(name, 2), &typed, false, &mut seen));
-        // Typing that shows a new screen beyond the field (an item added, a message).
-        assert!(shows_new(&input(name, 1), &message, true, &mut seen));
-        assert!(!shows_new(&input(name, 1), &message, false, &mut seen));
+        assert!(shows_new(&input(email, 1), false, &mut typed));
+        assert!(shows_new(&input(name, 2), false, &mut typed));
+        assert!(!shows_new(&input(name, 2), false, &mut typed));
+        // Typing that shows a new screen (a list item added, a message) is new.
+        assert!(shows_new(&input(name, 1), true, &mut typed));
         // Other actions are new only on a first sight.
-        let click = step(ActionKind::Click, name, 3);
-        assert!(!shows_new(&click, &message, false, &mut seen));
-        assert!(shows_new(&click, &typed, true, &mut seen));
+        let click = step(ActionKind::Click, Some(name), 3);
+        assert!(!shows_new(&click, false, &mut typed));
+        assert!(shows_new(&click, true, &mut typed));
     }
 
     #[test]

@@ -200,7 +200,7 @@ pub fn shows_own_state(kind: WidgetKind) -> bool {
 }
 
 /// `r` grown by `m` pixels on every side.
-pub(crate) fn grown(r: Rect, m: u32) -> Rect {
+fn grown(r: Rect, m: u32) -> Rect {
     Rect::new(
         r.x - m as i32,
         r.y - m as i32,
