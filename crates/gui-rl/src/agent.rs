@@ -28,7 +28,7 @@ use crate::reader::{ms, vision_error};
 use crate::{
     ActionKey, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, MemoryConfig,
     MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result,
-    ScreenPrint, ScreenRead, ScreenReader, SharedEntry, had_effect, text_field_masks,
+    ScreenPrint, ScreenRead, ScreenReader, SharedEntry, had_effect,
 };
 
 /// Settings of a [`PirlAgent`]; the defaults are the paper's where it gives them.
@@ -245,8 +245,6 @@ struct Pending {
     embedding: Arc<[f32]>,
     /// The screen the action was chosen on, and what it was aimed at.
     before: Arc<ScreenPrint>,
-    /// The coarse hash of `before` with its text fields masked.
-    before_key: u64,
     kind: ActionKind,
     target: Option<(Rect, WidgetKind)>,
 }
@@ -274,20 +272,6 @@ struct After<'a> {
     new: bool,
     first_sight: bool,
     print: &'a ScreenPrint,
-}
-
-/// Whether a step that changed the screen showed something new: a screen not seen
-/// before (text fields masked), or text typed into a field for the first time on the
-/// screen it was typed on. Typing other text into the same field is nothing new.
-fn shows_new(step: &Pending, first_sight: bool, typed_into: &mut HashSet<(u64, Rect)>) -> bool {
-    match (step.kind, step.target) {
-        (ActionKind::Input, Some((field, _))) => {
-            // Both sides run: the field counts as typed into either way.
-            let first_typing = typed_into.insert((step.before_key, field));
-            first_sight || first_typing
-        }
-        _ => first_sight,
-    }
 }
 
 /// Actions that change the window's size or shape, and so every pixel.
@@ -336,12 +320,8 @@ pub struct PirlAgent {
     rng: ChaCha8Rng,
     /// Which actions showed a new screen so far.
     prior: EffectPrior,
-    /// Coarse hashes of every screen seen, text fields masked
-    /// ([`ScreenPrint::coarse_hash_without`], [`text_field_masks`]).
+    /// Coarse hashes of every screen seen ([`ScreenPrint::coarse_hash`]).
     screens_seen: HashSet<u64>,
-    /// The (screen, widget box) pairs typed into: text typed into a field is new the
-    /// first time on that screen, not each time it is different text.
-    typed_into: HashSet<(u64, Rect)>,
     /// Each worker's step in flight, by worker number (grown on demand).
     pending: Vec<Option<Pending>>,
     since_training: usize,
@@ -401,7 +381,6 @@ impl PirlAgent {
             pages: Vec::new(),
             prior: EffectPrior::default(),
             screens_seen: HashSet::new(),
-            typed_into: HashSet::new(),
             network: Some(network),
             training: None,
             pending: Vec::new(),
@@ -527,8 +506,7 @@ impl PirlAgent {
         self.stats.timings.vision_ms += read.vision_ms;
         self.stats.timings.layout_ms += read.layout_ms;
         let print = Arc::new(read.print);
-        let screen_key = print.coarse_hash_without(&text_field_masks(read.view.widgets()));
-        let first_sight = self.screens_seen.insert(screen_key);
+        let first_sight = self.screens_seen.insert(print.coarse_hash());
         let known = self.store.len();
         let (page, candidates) = self.observe(worker, read.view, platform, supported)?;
         let after = After {
@@ -590,7 +568,6 @@ impl PirlAgent {
                 key: candidates.keys[i],
                 embedding: candidates.embeddings[i].clone(),
                 before: print,
-                before_key: screen_key,
                 kind: action.kind,
                 target,
             });
@@ -845,7 +822,7 @@ impl PirlAgent {
         let novel = if resize {
             after.new
         } else {
-            changed && shows_new(&prev, after.first_sight, &mut self.typed_into)
+            changed && after.first_sight
         };
         self.stats.novel_steps += u64::from(novel);
         // Resizes are not learnt: at another size every page is new once, which would
@@ -1052,43 +1029,6 @@ mod tests {
             .unwrap();
         // Counted without the prior too.
         assert_eq!(off.stats().novel_steps, 1);
-    }
-
-    #[test]
-    fn typing_is_new_once_per_field_and_screen() {
-        let step = |kind, target: Option<Rect>, before_key| Pending {
-            page: PageId(0),
-            key: ActionKey {
-                kind,
-                target: None,
-                variant: 0,
-            },
-            embedding: Arc::from(vec![0.0f32]),
-            before: Arc::new(ScreenPrint::of(
-                &Screenshot::new(RgbImage::new(4, 4), 1.0, 0).unwrap(),
-            )),
-            before_key,
-            kind,
-            target: target.map(|r| (r, WidgetKind::EditText)),
-        };
-        let name = Rect::new(10, 10, 100, 30);
-        let email = Rect::new(10, 50, 100, 30);
-        let mut typed = HashSet::new();
-        let input = |field, screen| step(ActionKind::Input, Some(field), screen);
-        // First text into a field: new, though the masked screen is one seen before.
-        assert!(shows_new(&input(name, 1), false, &mut typed));
-        // Other text into the same field of the same screen: nothing new.
-        assert!(!shows_new(&input(name, 1), false, &mut typed));
-        // Another field, or the same field on another screen: new once each.
-        assert!(shows_new(&input(email, 1), false, &mut typed));
-        assert!(shows_new(&input(name, 2), false, &mut typed));
-        assert!(!shows_new(&input(name, 2), false, &mut typed));
-        // Typing that shows a new screen (a list item added, a message) is new.
-        assert!(shows_new(&input(name, 1), true, &mut typed));
-        // Other actions are new only on a first sight.
-        let click = step(ActionKind::Click, Some(name), 3);
-        assert!(!shows_new(&click, false, &mut typed));
-        assert!(shows_new(&click, true, &mut typed));
     }
 
     #[test]

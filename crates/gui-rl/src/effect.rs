@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use gui_core::{ActionKind, Rect, Screenshot, Widget, WidgetKind};
+use gui_core::{ActionKind, Rect, Screenshot, WidgetKind};
 
 use crate::{ActionKey, PageId};
 
@@ -89,14 +89,6 @@ impl ScreenPrint {
     /// A hash of the screen's size and of its cells at 16 brightness levels: screens
     /// that look alike to a person hash alike, whatever small rounding differs.
     pub fn coarse_hash(&self) -> u64 {
-        self.coarse_hash_without(&[])
-    }
-
-    /// [`coarse_hash`](Self::coarse_hash) leaving out the cells that touch any of
-    /// `masks`. The agent masks text fields, so that what was typed into them does not
-    /// make a screen new: each new string would otherwise be a new screen, and typing
-    /// the surest way to one.
-    pub fn coarse_hash_without(&self, masks: &[Rect]) -> u64 {
         // FNV-1a: fixed, so runs repeat.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         let mut eat = |b: u8| {
@@ -111,20 +103,8 @@ impl ScreenPrint {
         {
             eat(b);
         }
-        let masked: Vec<(u32, u32, u32, u32)> = masks.iter().map(|r| self.cells_of(*r)).collect();
-        for row in 0..self.rows {
-            for col in 0..self.cols {
-                let hidden = masked
-                    .iter()
-                    .any(|(c0, r0, c1, r1)| (*c0..*c1).contains(&col) && (*r0..*r1).contains(&row));
-                // A masked cell still counts, as one value no brightness maps to, so
-                // that a mask moved elsewhere changes the hash.
-                eat(if hidden {
-                    0xff
-                } else {
-                    self.luma[(row * self.cols + col) as usize] >> 4
-                });
-            }
+        for &l in &self.luma {
+            eat(l >> 4);
         }
         h
     }
@@ -199,31 +179,6 @@ pub fn shows_own_state(kind: WidgetKind) -> bool {
     )
 }
 
-/// `r` grown by `m` pixels on every side.
-fn grown(r: Rect, m: u32) -> Rect {
-    Rect::new(
-        r.x - m as i32,
-        r.y - m as i32,
-        r.width + 2 * m,
-        r.height + 2 * m,
-    )
-}
-
-/// How far a text field's focus ring reaches outside its box, in pixels (Chromium draws
-/// it 2 px wide, 1 px out).
-pub const FOCUS_MARGIN: u32 = 4;
-
-/// The boxes to leave out when telling whether a screen is new
-/// ([`ScreenPrint::coarse_hash_without`]): the text fields among `widgets`, grown by
-/// [`FOCUS_MARGIN`], where typed text, the caret and the focus ring show.
-pub fn text_field_masks(widgets: &[Widget]) -> Vec<Rect> {
-    widgets
-        .iter()
-        .filter(|w| w.kind == WidgetKind::EditText)
-        .map(|w| grown(w.rect, FOCUS_MARGIN))
-        .collect()
-}
-
 /// Whether an action of `kind` on `target` (a widget's box and kind, `None` for page and
 /// system actions) changed what the screen shows, from the screen `before` it to the
 /// screen `after` it.
@@ -239,7 +194,15 @@ pub fn had_effect(
     kind: ActionKind,
     target: Option<(Rect, WidgetKind)>,
 ) -> bool {
-    let grown = target.map(|(r, _)| grown(r, TARGET_MARGIN));
+    let grown = target.map(|(r, _)| {
+        let m = TARGET_MARGIN;
+        Rect::new(
+            r.x - m as i32,
+            r.y - m as i32,
+            r.width + 2 * m,
+            r.height + 2 * m,
+        )
+    });
     let selects = matches!(kind, ActionKind::DoubleClick | ActionKind::LongClick)
         && !target.is_some_and(|(_, w)| shows_own_state(w));
     let share = if selects { SELECTION_SHARE } else { SEEN_SHARE };
@@ -361,63 +324,6 @@ mod tests {
         assert_eq!((p.luma[0], p.luma[1]), (0, 240));
         // The 2x2 cell at the corner averages its own 4 pixels, 2 of them black.
         assert_eq!(p.luma[5], 120);
-    }
-
-    #[test]
-    fn text_in_a_masked_field_does_not_change_the_hash() {
-        let field = Rect::new(40, 40, 100, 24);
-        let empty = screen(200, 120, &[]);
-        let typed = screen(200, 120, &[(Rect::new(44, 46, 30, 10), [20, 20, 20])]);
-        let message = screen(
-            200,
-            120,
-            &[
-                (Rect::new(44, 46, 30, 10), [20, 20, 20]),
-                (Rect::new(40, 90, 60, 10), [200, 0, 0]),
-            ],
-        );
-        assert_ne!(empty.coarse_hash(), typed.coarse_hash());
-        let masks = [field];
-        assert_eq!(
-            empty.coarse_hash_without(&masks),
-            typed.coarse_hash_without(&masks)
-        );
-        // Anything outside the field still tells screens apart.
-        assert_ne!(
-            typed.coarse_hash_without(&masks),
-            message.coarse_hash_without(&masks)
-        );
-        // No masks: the plain hash.
-        assert_eq!(empty.coarse_hash_without(&[]), empty.coarse_hash());
-        // The same pixels with the field somewhere else are another screen.
-        assert_ne!(
-            empty.coarse_hash_without(&masks),
-            empty.coarse_hash_without(&[Rect::new(40, 80, 100, 24)])
-        );
-    }
-
-    #[test]
-    fn only_text_fields_are_masked_and_with_their_focus_ring() {
-        let widget = |kind, rect| Widget {
-            rect,
-            kind,
-            confidence: 1.0,
-        };
-        let masks = text_field_masks(&[
-            widget(WidgetKind::Button, BUTTON),
-            widget(WidgetKind::EditText, Rect::new(10, 20, 100, 30)),
-            widget(WidgetKind::TextView, Rect::new(10, 60, 100, 30)),
-        ]);
-        let m = FOCUS_MARGIN as i32;
-        assert_eq!(
-            masks,
-            vec![Rect::new(
-                10 - m,
-                20 - m,
-                100 + 2 * m as u32,
-                30 + 2 * m as u32
-            )]
-        );
     }
 
     #[test]

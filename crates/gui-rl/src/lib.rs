@@ -36,8 +36,8 @@ mod reward;
 
 pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
 pub use effect::{
-    EffectPrior, FOCUS_MARGIN, SEEN_SHARE, SELECTION_SHARE, ScreenPrint, TARGET_MARGIN, had_effect,
-    shows_own_state, text_field_masks,
+    EffectPrior, SEEN_SHARE, SELECTION_SHARE, ScreenPrint, TARGET_MARGIN, had_effect,
+    shows_own_state,
 };
 pub use error::{Error, Result};
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
