@@ -50,6 +50,7 @@ const DEMO_BUGS: [(&str, SignalKind, &str); 4] = [
     ),
 ];
 
+#[derive(Debug)]
 struct Options {
     apps: Vec<String>,
     seeds: Vec<u64>,
@@ -78,10 +79,8 @@ fn parse(rest: &[String]) -> Result<Options> {
         throttle: "adat".into(),
         out: crate::root().join("target/compare"),
     };
-    for (flag, value) in crate::flag_values(
-        rest,
-        "options: --apps --seeds --steps --strategies --throttle --out",
-    )? {
+    const USAGE: &str = "options: --apps --seeds --steps --strategies --throttle --out";
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
         match flag {
             "--apps" => o.apps = list(flag, value)?,
             "--seeds" => o.seeds = list(flag, value)?,
@@ -89,18 +88,15 @@ fn parse(rest: &[String]) -> Result<Options> {
             "--strategies" => o.strategies = list(flag, value)?,
             "--throttle" => o.throttle = value.trim().to_owned(),
             "--out" => o.out = PathBuf::from(value),
-            other => {
-                bail!(
-                    "unknown option {other}; options: --apps --seeds --steps --strategies --throttle --out"
-                )
-            }
+            other => bail!("unknown option {other}; {USAGE}"),
         }
     }
     o.steps.sort_unstable();
     o.steps.dedup();
-    if o.throttle.is_empty() {
-        bail!("--throttle needs a policy: adat, consecutive or fixed:MS");
-    }
+    // The binaries' own parser, so a bad policy fails before any run starts.
+    o.throttle
+        .parse::<gui_explore::ThrottleSpec>()
+        .map_err(|e| anyhow::anyhow!("--throttle `{}`: {e}", o.throttle))?;
     if o.steps.is_empty() || o.steps[0] == 0 || o.seeds.is_empty() || o.strategies.is_empty() {
         bail!("--steps, --seeds and --strategies need at least one value (steps > 0)");
     }
@@ -375,4 +371,24 @@ pub fn run(rest: &[String]) -> Result<()> {
     println!("{report}");
     println!("written: {}", path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_throttle_defaults_to_adat_and_a_bad_one_is_refused_by_name() {
+        assert_eq!(parse(&[]).unwrap().throttle, "adat");
+        let o = parse(&args(&["--throttle", "fixed:200"])).unwrap();
+        assert_eq!(o.throttle, "fixed:200");
+        let e = parse(&args(&["--throttle", "sometimes"])).unwrap_err();
+        assert!(e.to_string().contains("sometimes"), "{e}");
+        let e = parse(&args(&["--pace", "1"])).unwrap_err();
+        assert!(e.to_string().contains("--throttle"), "{e}");
+    }
 }
