@@ -22,7 +22,7 @@ const USAGE: &str = "usage: cargo xtask vision <eval | train-cnn | location | be
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
-             [--epochs N] [--lr L] [--feature-dim D] [--seed S] [--out PATH]
+             [--epochs N] [--lr L] [--feature-dim D] [--channels A,B,C] [--seed S] [--out PATH]
   location   compare the CNN location feature with the exact mask feature
   bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
 
@@ -49,6 +49,7 @@ struct Flags {
     epochs: Option<usize>,
     lr: Option<f64>,
     feature_dim: Option<usize>,
+    channels: Option<[usize; 3]>,
     seed: u64,
     out: Option<PathBuf>,
     annotate: Option<PathBuf>,
@@ -61,6 +62,7 @@ impl Flags {
             epochs: None,
             lr: None,
             feature_dim: None,
+            channels: None,
             seed: 1,
             out: None,
             annotate: None,
@@ -76,6 +78,18 @@ impl Flags {
                 "--epochs" => f.epochs = Some(value()?.parse().context("--epochs")?),
                 "--lr" => f.lr = Some(value()?.parse().context("--lr")?),
                 "--feature-dim" => f.feature_dim = Some(value()?.parse().context("--feature-dim")?),
+                "--channels" => {
+                    let v = value()?;
+                    let widths: Vec<usize> = v
+                        .split(',')
+                        .map(|w| w.trim().parse())
+                        .collect::<std::result::Result<_, _>>()
+                        .with_context(|| format!("--channels takes three widths, not `{v}`"))?;
+                    let Ok(widths) = <[usize; 3]>::try_from(widths) else {
+                        bail!("--channels takes three widths (A,B,C), not `{v}`");
+                    };
+                    f.channels = Some(widths);
+                }
                 "--seed" => f.seed = value()?.parse().context("--seed")?,
                 "--out" => f.out = Some(PathBuf::from(value()?)),
                 "--annotate" => f.annotate = Some(PathBuf::from(value()?)),
@@ -437,6 +451,9 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     if let Some(d) = flags.feature_dim {
         cfg.feature_dim = d;
     }
+    if let Some(c) = flags.channels {
+        cfg.channels = c;
+    }
     let mut train_cfg = CnnTrainConfig {
         seed: flags.seed,
         ..CnnTrainConfig::default()
@@ -481,6 +498,32 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     let (test_acc, confusion) = evaluate_cnn(&cnn, &test)?;
     println!("accuracy: train {train_acc:.4}, held-out apps {test_acc:.4} (paper: 0.8998)");
     print_confusion(&confusion);
+    // Per held-out app too: one app's many look-alike widgets (jQuery UI's icon palette)
+    // can carry the pooled figure either way.
+    let mut held_out: Vec<&str> = entries
+        .iter()
+        .filter(|e| split_of(&e.labels.app) == Split::Test)
+        .map(|e| e.labels.app.as_str())
+        .collect();
+    held_out.dedup();
+    let mut per_app = Vec::new();
+    for app in held_out {
+        let of_app: Vec<DatasetEntry> = entries
+            .iter()
+            .filter(|e| e.labels.app == app)
+            .cloned()
+            .collect();
+        let crops = samples(&of_app, Split::Test, cnn.config().input, 0, &mut rng)?;
+        let (acc, _) = evaluate_cnn(&cnn, &crops)?;
+        println!("  {app:<20} {:>5} crops  accuracy {acc:.4}", crops.len());
+        per_app.push(acc);
+    }
+    if !per_app.is_empty() {
+        println!(
+            "  mean over held-out apps: {:.4}",
+            per_app.iter().sum::<f64>() / per_app.len() as f64
+        );
+    }
     cnn.set_notes(format!(
         "trained by `cargo xtask vision train-cnn --seed {}` on {} crops of the train apps; \
          kept epoch {}; held-out accuracy {test_acc:.4}; {train_cfg:?}",

@@ -12,6 +12,12 @@
 //! `<out>/summary.json` with counts per app and per kind. `--annotate` also writes
 //! `<out>/annotated/<app>/<viewport>/<page>.png` with the boxes drawn, coloured by kind.
 //! `--fixtures` writes the small committed set under `crates/gui-vision/tests/data/screens`.
+//!
+//! Beside the apps, the widget gallery (`xtask/gallery/`) adds training apps
+//! `gallery-<theme>`: pages of widgets of all 14 kinds in the markup and stylesheets of
+//! eight CSS frameworks from npm and one seeded plain style, `--gallery-seeds N` pages
+//! each (default 4, 0 for none), photographed at three scroll positions. They are training
+//! apps only ([`split_of`]); the held-out apps are never drawn by them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +37,36 @@ use serde_json::{Value, json};
 const WALKER: &str = include_str!("../scripts/dom_widgets.js");
 
 const USAGE: &str = "usage: cargo xtask vision-data [--out DIR] [--fixtures] [--annotate] \
-     [--app NAME]... [--viewport desktop|mobile] [--subjects FILE]";
+     [--app NAME]... [--viewport desktop|mobile] [--subjects FILE] [--gallery-seeds N]";
+
+/// The gallery's themes (`xtask/gallery/gallery.js`), each a training app of its own.
+const GALLERY_THEMES: &[&str] = &[
+    "plain",
+    "bootstrap",
+    "bulma",
+    "pure",
+    "spectre",
+    "pico",
+    "materialize",
+    "semantic",
+    "uikit",
+];
+
+/// The npm packages the gallery serves under `fw/<folder>/`: (folder, package).
+const GALLERY_PACKAGES: &[(&str, &str)] = &[
+    ("bootstrap-icons", "bootstrap-icons@1.11.3"),
+    ("bootstrap", "bootstrap@5.3.3"),
+    ("bulma", "bulma@1.0.2"),
+    ("purecss", "purecss@3.0.0"),
+    ("spectre.css", "spectre.css@0.5.9"),
+    ("pico", "@picocss/pico@2.0.6"),
+    ("materialize-css", "materialize-css@1.0.0"),
+    ("semantic-ui-css", "semantic-ui-css@2.5.0"),
+    ("uikit", "uikit@3.21.13"),
+];
+
+/// Scroll positions photographed per gallery page, the top included.
+const GALLERY_SCROLLS: u32 = 3;
 
 /// The committed fixture set: (app, page), each at both viewports.
 const FIXTURES: &[(&str, &str)] = &[
@@ -81,6 +116,7 @@ struct Options {
     apps: Vec<String>,
     viewports: Vec<Viewport>,
     subjects: PathBuf,
+    gallery_seeds: u32,
 }
 
 fn parse_options(rest: &[String]) -> Result<Options> {
@@ -91,6 +127,7 @@ fn parse_options(rest: &[String]) -> Result<Options> {
         apps: Vec::new(),
         viewports: Viewport::ALL.to_vec(),
         subjects: crate::root().join("xtask/subjects.toml"),
+        gallery_seeds: 4,
     };
     let mut out_given = false;
     let mut it = rest.iter();
@@ -108,6 +145,12 @@ fn parse_options(rest: &[String]) -> Result<Options> {
             "--annotate" => o.annotate = true,
             "--app" => o.apps.push(value()?.clone()),
             "--subjects" => o.subjects = PathBuf::from(value()?),
+            "--gallery-seeds" => {
+                let v = value()?;
+                o.gallery_seeds = v.parse().with_context(|| {
+                    format!("--gallery-seeds takes a count of pages, not `{v}`\n{USAGE}")
+                })?;
+            }
             "--viewport" => {
                 o.viewports = match value()?.as_str() {
                     "desktop" => vec![Viewport::Desktop],
@@ -288,6 +331,27 @@ fn plan_apps(opts: &Options, errors: &mut Vec<String>) -> Result<Vec<App>> {
             pages,
         });
     }
+    if !opts.fixtures && opts.gallery_seeds > 0 {
+        let themes: Vec<&str> = GALLERY_THEMES
+            .iter()
+            .copied()
+            .filter(|t| wanted(&format!("gallery-{t}")))
+            .collect();
+        if !themes.is_empty() {
+            match stage_gallery() {
+                Ok(dir) => {
+                    for theme in themes {
+                        apps.push(App {
+                            name: format!("gallery-{theme}"),
+                            site: Site::Folder(dir.clone()),
+                            pages: gallery_pages(theme, opts.gallery_seeds),
+                        });
+                    }
+                }
+                Err(e) => errors.push(format!("the widget gallery: {e:#}")),
+            }
+        }
+    }
     if opts.fixtures {
         for app in &mut apps {
             app.pages
@@ -297,12 +361,50 @@ fn plan_apps(opts: &Options, errors: &mut Vec<String>) -> Result<Vec<App>> {
     for name in &opts.apps {
         if !apps.iter().any(|a| &a.name == name) && !errors.iter().any(|e| e.contains(name)) {
             errors.push(format!(
-                "app `{name}` is neither `demo` nor a subject in {}",
+                "app `{name}` is neither `demo`, a `gallery-<theme>` ({}) nor a subject in {}",
+                GALLERY_THEMES.join(", "),
                 opts.subjects.display()
             ));
         }
     }
     Ok(apps)
+}
+
+/// The folder the gallery is served from, `target/gallery`: its two files and a link per
+/// framework package (fetched from npm into the subjects cache once).
+fn stage_gallery() -> Result<PathBuf> {
+    let dir = crate::root().join("target").join("gallery");
+    let fw = dir.join("fw");
+    std::fs::create_dir_all(&fw).with_context(|| format!("creating {}", fw.display()))?;
+    for file in ["index.html", "gallery.js"] {
+        let from = crate::root().join("xtask/gallery").join(file);
+        std::fs::copy(&from, dir.join(file))
+            .with_context(|| format!("copying {} into {}", from.display(), dir.display()))?;
+    }
+    for (folder, package) in GALLERY_PACKAGES {
+        let unpacked = crate::fetch(package).with_context(|| format!("fetching {package}"))?;
+        let link = fw.join(folder);
+        if std::fs::read_link(&link).is_ok_and(|to| to == unpacked) {
+            continue;
+        }
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&unpacked, &link)
+            .with_context(|| format!("linking {} to {}", link.display(), unpacked.display()))?;
+    }
+    Ok(dir)
+}
+
+/// `seeds` pages of one gallery theme, each at [`GALLERY_SCROLLS`] scroll positions.
+fn gallery_pages(theme: &str, seeds: u32) -> Vec<Page> {
+    let mut pages = Vec::new();
+    for seed in 1..=seeds {
+        let path = format!("index.html?theme={theme}&seed={seed}");
+        pages.push(Page::new(&format!("s{seed}"), &path).js("window.galleryReady.then(() => true)"));
+        for k in 1..GALLERY_SCROLLS {
+            pages.push(Page::new(&format!("s{seed}-scroll{k}"), &path).js(&scroll_to(k)));
+        }
+    }
+    pages
 }
 
 /// The demo's screens (examples/apps/demo/README.md), plus its two dialogs.
