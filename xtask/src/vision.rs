@@ -315,15 +315,19 @@ fn tune(flags: &Flags) -> Result<()> {
                     for glyph in [20u32, 28, 40] {
                         for min_area in [0.00001f64, 0.00003, 0.0001] {
                             for inset in [[0, 0, 0, 0], [1, 1, 0, -1], [1, 1, 1, 1]] {
-                                grid.push(ExtractConfig {
-                                    join_gap,
-                                    word_gap,
-                                    line_gap,
-                                    max_glyph_height: glyph,
-                                    min_area_ratio: min_area,
-                                    inset,
-                                    ..base.clone()
-                                });
+                                // With and without splitting marks off text lines.
+                                for mark_min_side in [0, base.mark_min_side] {
+                                    grid.push(ExtractConfig {
+                                        join_gap,
+                                        word_gap,
+                                        line_gap,
+                                        max_glyph_height: glyph,
+                                        min_area_ratio: min_area,
+                                        inset,
+                                        mark_min_side,
+                                        ..base.clone()
+                                    });
+                                }
                             }
                         }
                     }
@@ -379,7 +383,7 @@ fn tune(flags: &Flags) -> Result<()> {
             let c = &grid[*i];
             let test = score(c, Split::Test);
             println!(
-                "  train F {f:.3}  test F {:.3} (P {:.3} R {:.3})  join_gap {} word_gap {} line_gap {} max_glyph_height {} min_area_ratio {} inset {:?}",
+                "  train F {f:.3}  test F {:.3} (P {:.3} R {:.3})  join_gap {} word_gap {} line_gap {} max_glyph_height {} min_area_ratio {} inset {:?} mark_min_side {}",
                 test.0,
                 test.1,
                 test.2,
@@ -388,7 +392,8 @@ fn tune(flags: &Flags) -> Result<()> {
                 c.line_gap,
                 c.max_glyph_height,
                 c.min_area_ratio,
-                c.inset
+                c.inset,
+                c.mark_min_side
             );
         }
     }

@@ -399,7 +399,8 @@ fn gallery_pages(theme: &str, seeds: u32) -> Vec<Page> {
     let mut pages = Vec::new();
     for seed in 1..=seeds {
         let path = format!("index.html?theme={theme}&seed={seed}");
-        pages.push(Page::new(&format!("s{seed}"), &path).js("window.galleryReady.then(() => true)"));
+        pages
+            .push(Page::new(&format!("s{seed}"), &path).js("window.galleryReady.then(() => true)"));
         for k in 1..GALLERY_SCROLLS {
             pages.push(Page::new(&format!("s{seed}-scroll{k}"), &path).js(&scroll_to(k)));
         }
