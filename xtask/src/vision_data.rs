@@ -1041,6 +1041,53 @@ mod tests {
         assert!(parse_options(&args(&["--viewport", "tv"])).is_err());
         assert!(parse_options(&args(&["--out"])).is_err());
         assert!(parse_options(&args(&["--bogus"])).is_err());
+        assert_eq!(parse_options(&[]).expect("valid").gallery_seeds, 4);
+        let o = parse_options(&args(&["--gallery-seeds", "0"])).expect("valid");
+        assert_eq!(o.gallery_seeds, 0);
+        let err = parse_options(&args(&["--gallery-seeds", "many"])).unwrap_err();
+        assert!(format!("{err:#}").contains("`many`"), "{err:#}");
+    }
+
+    #[test]
+    fn gallery_pages_are_seeds_times_scroll_positions() {
+        let pages = gallery_pages("bulma", 2);
+        let names: Vec<&str> = pages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "s1",
+                "s1-scroll1",
+                "s1-scroll2",
+                "s2",
+                "s2-scroll1",
+                "s2-scroll2"
+            ]
+        );
+        // The scroll states continue from their seed's page: the same path.
+        assert!(
+            pages[..3]
+                .iter()
+                .all(|p| p.path == "index.html?theme=bulma&seed=1")
+        );
+        assert_eq!(pages[3].path, "index.html?theme=bulma&seed=2");
+        // Every theme the page generator knows is listed, and no other.
+        let js = std::fs::read_to_string(crate::root().join("xtask/gallery/gallery.js"))
+            .expect("gallery.js");
+        let line = js
+            .lines()
+            .find(|l| l.contains("const THEMES = {"))
+            .expect("the theme table");
+        for theme in GALLERY_THEMES {
+            assert!(
+                line.contains(&format!(" {theme},")) || line.contains(&format!(" {theme} }}")),
+                "{theme} not in {line}"
+            );
+        }
+        assert_eq!(
+            line.matches(',').count() + 1,
+            GALLERY_THEMES.len(),
+            "{line}"
+        );
     }
 
     #[test]
