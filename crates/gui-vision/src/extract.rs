@@ -161,7 +161,11 @@ impl ExtractConfig {
                 ),
             });
         }
-        for (field, v) in [("word_gap", self.word_gap), ("line_gap", self.line_gap)] {
+        for (field, v) in [
+            ("word_gap", self.word_gap),
+            ("line_gap", self.line_gap),
+            ("mark_gap", self.mark_gap),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::Config {
                     field,
@@ -711,6 +715,16 @@ mod tests {
             fill(img, Rect::new(x + k * 8, y, 5, 10), [0, 0, 0]);
         }
         Rect::new(x, y, 61, 10)
+    }
+
+    #[test]
+    fn a_negative_mark_gap_is_refused_by_name() {
+        let cfg = ExtractConfig {
+            mark_gap: -1.0,
+            ..ExtractConfig::web()
+        };
+        let err = extract_widgets(&RgbImage::new(10, 10), &cfg).unwrap_err();
+        assert!(err.to_string().contains("mark_gap"), "{err}");
     }
 
     #[test]
