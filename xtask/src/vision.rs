@@ -18,11 +18,14 @@ use gui_vision::{
 };
 use rand::{Rng, SeedableRng};
 
-const USAGE: &str = "usage: cargo xtask vision <eval | train-cnn | location | bench> [--data DIR]
+const USAGE: &str =
+    "usage: cargo xtask vision <eval | tune | train-cnn | eval-cnn | location | bench> [--data DIR]
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
              [--epochs N] [--lr L] [--feature-dim D] [--channels A,B,C] [--seed S] [--out PATH]
+  eval-cnn   score a trained widget-kind CNN on the validation screens and the held-out apps
+             [--model PATH] [--validation-pages PREFIX,...]
   location   compare the CNN location feature with the exact mask feature
   bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
 
@@ -38,6 +41,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         "eval" => eval(&flags),
         "tune" => tune(&flags),
         "train-cnn" => train_cnn(&flags),
+        "eval-cnn" => eval_cnn(&flags),
         "location" => location(&flags),
         "bench" => bench(&flags),
         other => bail!("unknown `vision {other}`\n{USAGE}"),
@@ -50,6 +54,8 @@ struct Flags {
     lr: Option<f64>,
     feature_dim: Option<usize>,
     channels: Option<[usize; 3]>,
+    model: Option<PathBuf>,
+    validation_pages: Vec<String>,
     seed: u64,
     out: Option<PathBuf>,
     annotate: Option<PathBuf>,
@@ -63,6 +69,8 @@ impl Flags {
             lr: None,
             feature_dim: None,
             channels: None,
+            model: None,
+            validation_pages: Vec::new(),
             seed: 1,
             out: None,
             annotate: None,
@@ -89,6 +97,10 @@ impl Flags {
                         bail!("--channels takes three widths (A,B,C), not `{v}`");
                     };
                     f.channels = Some(widths);
+                }
+                "--model" => f.model = Some(PathBuf::from(value()?)),
+                "--validation-pages" => {
+                    f.validation_pages = value()?.split(',').map(str::to_owned).collect()
                 }
                 "--seed" => f.seed = value()?.parse().context("--seed")?,
                 "--out" => f.out = Some(PathBuf::from(value()?)),
@@ -470,24 +482,13 @@ fn train_cnn(flags: &Flags) -> Result<()> {
         train_cfg.learning_rate = lr;
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
-    // Every fifth screen of the train apps validates (chooses the epoch to keep); the
-    // held-out apps are only scored at the end.
-    let (fit, validate): (Vec<_>, Vec<_>) = entries
-        .iter()
-        .filter(|e| split_of(&e.labels.app) == Split::Train)
-        .cloned()
-        .enumerate()
-        .partition(|(i, _)| i % 5 != 4);
-    let fit: Vec<DatasetEntry> = fit.into_iter().map(|(_, e)| e).collect();
-    let validate: Vec<DatasetEntry> = validate.into_iter().map(|(_, e)| e).collect();
+    let (fit, validate) = fit_and_validation(&entries);
     let train = samples(&fit, Split::Train, cfg.input, 1, &mut rng)?;
     let val = samples(&validate, Split::Train, cfg.input, 0, &mut rng)?;
-    let test = samples(&entries, Split::Test, cfg.input, 0, &mut rng)?;
     println!(
-        "widget CNN: {} training crops (with jitter), {} validation crops, {} held-out crops; config {cfg:?}",
+        "widget CNN: {} training crops (with jitter), {} validation crops; config {cfg:?}",
         train.len(),
         val.len(),
-        test.len()
     );
     let mut cnn = WidgetCnn::new(cfg, flags.seed)?;
     let start = Instant::now();
@@ -500,35 +501,8 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     })?;
     println!("kept the weights of epoch {}", report.kept_epoch);
     let (train_acc, _) = evaluate_cnn(&cnn, &train)?;
-    let (test_acc, confusion) = evaluate_cnn(&cnn, &test)?;
-    println!("accuracy: train {train_acc:.4}, held-out apps {test_acc:.4} (paper: 0.8998)");
-    print_confusion(&confusion);
-    // Per held-out app too: one app's many look-alike widgets (jQuery UI's icon palette)
-    // can carry the pooled figure either way.
-    let mut held_out: Vec<&str> = entries
-        .iter()
-        .filter(|e| split_of(&e.labels.app) == Split::Test)
-        .map(|e| e.labels.app.as_str())
-        .collect();
-    held_out.dedup();
-    let mut per_app = Vec::new();
-    for app in held_out {
-        let of_app: Vec<DatasetEntry> = entries
-            .iter()
-            .filter(|e| e.labels.app == app)
-            .cloned()
-            .collect();
-        let crops = samples(&of_app, Split::Test, cnn.config().input, 0, &mut rng)?;
-        let (acc, _) = evaluate_cnn(&cnn, &crops)?;
-        println!("  {app:<20} {:>5} crops  accuracy {acc:.4}", crops.len());
-        per_app.push(acc);
-    }
-    if !per_app.is_empty() {
-        println!(
-            "  mean over held-out apps: {:.4}",
-            per_app.iter().sum::<f64>() / per_app.len() as f64
-        );
-    }
+    println!("accuracy: train {train_acc:.4}");
+    let test_acc = report_held_out(&cnn, &entries)?;
     cnn.set_notes(format!(
         "trained by `cargo xtask vision train-cnn --seed {}` on {} crops of the train apps; \
          kept epoch {}; held-out accuracy {test_acc:.4}; {train_cfg:?}",
@@ -543,6 +517,94 @@ fn train_cnn(flags: &Flags) -> Result<()> {
         out.display(),
         cnn.parameter_count()
     );
+    Ok(())
+}
+
+/// The training apps' screens for fitting and for validation: every fifth validates (it
+/// chooses the epoch to keep); the held-out apps are only scored at the end.
+fn fit_and_validation(entries: &[DatasetEntry]) -> (Vec<DatasetEntry>, Vec<DatasetEntry>) {
+    let (fit, validate): (Vec<_>, Vec<_>) = entries
+        .iter()
+        .filter(|e| split_of(&e.labels.app) == Split::Train)
+        .cloned()
+        .enumerate()
+        .partition(|(i, _)| i % 5 != 4);
+    (
+        fit.into_iter().map(|(_, e)| e).collect(),
+        validate.into_iter().map(|(_, e)| e).collect(),
+    )
+}
+
+/// Prints the accuracy on the held-out apps, pooled (with the confusion matrix) and per
+/// app, and returns the pooled one. Per app too: one app's many look-alike widgets
+/// (jQuery UI's icon palette) can carry the pooled figure either way.
+fn report_held_out(cnn: &WidgetCnn, entries: &[DatasetEntry]) -> Result<f64> {
+    // Crops without jitter draw nothing from the generator.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let side = cnn.config().input;
+    let test = samples(entries, Split::Test, side, 0, &mut rng)?;
+    let (test_acc, confusion) = evaluate_cnn(cnn, &test)?;
+    println!(
+        "held-out apps: accuracy {test_acc:.4} on {} crops (paper: 0.8998)",
+        test.len()
+    );
+    print_confusion(&confusion);
+    let mut held_out: Vec<&str> = entries
+        .iter()
+        .filter(|e| split_of(&e.labels.app) == Split::Test)
+        .map(|e| e.labels.app.as_str())
+        .collect();
+    held_out.dedup();
+    let mut per_app = Vec::new();
+    for app in held_out {
+        let of_app: Vec<DatasetEntry> = entries
+            .iter()
+            .filter(|e| e.labels.app == app)
+            .cloned()
+            .collect();
+        let crops = samples(&of_app, Split::Test, side, 0, &mut rng)?;
+        let (acc, _) = evaluate_cnn(cnn, &crops)?;
+        println!("  {app:<20} {:>5} crops  accuracy {acc:.4}", crops.len());
+        per_app.push(acc);
+    }
+    if !per_app.is_empty() {
+        println!(
+            "  mean over held-out apps: {:.4}",
+            per_app.iter().sum::<f64>() / per_app.len() as f64
+        );
+    }
+    Ok(test_acc)
+}
+
+/// Scores a trained network without training: on the validation screens (optionally only
+/// pages whose names start with one of `--validation-pages`, so that two networks trained
+/// on different data can be compared on screens neither trained on) and on the held-out
+/// apps.
+fn eval_cnn(flags: &Flags) -> Result<()> {
+    let entries = dataset(&flags.data)?;
+    let path = flags.model.clone().unwrap_or_else(shipped_model_path);
+    let cnn = WidgetCnn::load(&path)?;
+    let (_, validate) = fit_and_validation(&entries);
+    let validate: Vec<DatasetEntry> = validate
+        .into_iter()
+        .filter(|e| {
+            flags.validation_pages.is_empty()
+                || flags
+                    .validation_pages
+                    .iter()
+                    .any(|p| e.labels.page.starts_with(p.as_str()))
+        })
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let val = samples(&validate, Split::Train, cnn.config().input, 0, &mut rng)?;
+    let (acc, _) = evaluate_cnn(&cnn, &val)?;
+    println!(
+        "{}: validation accuracy {acc:.4} on {} crops of {} screens",
+        path.display(),
+        val.len(),
+        validate.len()
+    );
+    report_held_out(&cnn, &entries)?;
     Ok(())
 }
 
