@@ -253,8 +253,9 @@ pub fn boxes_from_edges(edges: &GrayImage, config: &ExtractConfig) -> Vec<Detect
             shapes.push(r);
         }
     }
-    // Shapes first lose their duplicates (outer/inner edge of one border).
-    let shapes = dedupe(shapes, config.duplicate_iou);
+    // Shapes first lose their duplicates (outer/inner edge of one border; a border is no
+    // thicker than a rule, and its two edges lie one pixel beyond it).
+    let shapes = dedupe(shapes, config.duplicate_iou, config.max_line_thickness + 1);
     let groups = group_lines(&glyphs, config.word_gap);
     let (lines, marks) = split_marks(edges, &glyphs, groups, config);
     let blocks = group_blocks(lines, &shapes, config.line_gap);
@@ -412,19 +413,19 @@ fn is_outline(edges: &GrayImage, c: &Component) -> bool {
 }
 
 /// Drops boxes that repeat a larger box: IoU at least `min_iou`, or nested in it with
-/// every side within 3 px. The second catches the inner and outer edge of one border on a
-/// small box (a 14 px check box's two contours overlap by IoU 0.5 only).
-fn dedupe(mut rects: Vec<Rect>, min_iou: f64) -> Vec<Rect> {
-    const BORDER: i32 = 3;
+/// every side within `border` px. The second catches the inner and outer edge of one
+/// border on a small box (a 14 px check box's two contours overlap by IoU 0.5 only).
+fn dedupe(mut rects: Vec<Rect>, min_iou: f64, border: u32) -> Vec<Rect> {
+    let border = border as i32;
     let hugs = |outer: &Rect, r: &Rect| {
         r.x >= outer.x
             && r.y >= outer.y
             && r.right() <= outer.right()
             && r.bottom() <= outer.bottom()
-            && r.x - outer.x <= BORDER
-            && r.y - outer.y <= BORDER
-            && outer.right() - r.right() <= BORDER
-            && outer.bottom() - r.bottom() <= BORDER
+            && r.x - outer.x <= border
+            && r.y - outer.y <= border
+            && outer.right() - r.right() <= border
+            && outer.bottom() - r.bottom() <= border
     };
     rects.sort_by_key(|r| std::cmp::Reverse(r.area()));
     let mut kept: Vec<Rect> = Vec::with_capacity(rects.len());
