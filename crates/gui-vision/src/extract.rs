@@ -662,13 +662,27 @@ mod tests {
     }
 
     #[test]
-    fn bad_config_is_an_error() {
-        let cfg = ExtractConfig {
-            min_area_ratio: 2.0,
-            ..ExtractConfig::web()
-        };
-        let err = extract_widgets(&RgbImage::new(10, 10), &cfg).unwrap_err();
-        assert!(err.to_string().contains("min_area_ratio"), "{err}");
+    fn bad_config_is_an_error_naming_the_field() {
+        let bad = [
+            (
+                ExtractConfig {
+                    min_area_ratio: 2.0,
+                    ..ExtractConfig::web()
+                },
+                "min_area_ratio",
+            ),
+            (
+                ExtractConfig {
+                    mark_gap: -1.0,
+                    ..ExtractConfig::web()
+                },
+                "mark_gap",
+            ),
+        ];
+        for (cfg, field) in bad {
+            let err = extract_widgets(&RgbImage::new(10, 10), &cfg).unwrap_err();
+            assert!(err.to_string().contains(field), "{err}");
+        }
     }
 
     #[test]
@@ -716,16 +730,6 @@ mod tests {
             fill(img, Rect::new(x + k * 8, y, 5, 10), [0, 0, 0]);
         }
         Rect::new(x, y, 61, 10)
-    }
-
-    #[test]
-    fn a_negative_mark_gap_is_refused_by_name() {
-        let cfg = ExtractConfig {
-            mark_gap: -1.0,
-            ..ExtractConfig::web()
-        };
-        let err = extract_widgets(&RgbImage::new(10, 10), &cfg).unwrap_err();
-        assert!(err.to_string().contains("mark_gap"), "{err}");
     }
 
     #[test]
