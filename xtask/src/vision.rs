@@ -542,20 +542,15 @@ fn report_held_out(cnn: &WidgetCnn, entries: &[DatasetEntry]) -> Result<f64> {
     // Crops without jitter draw nothing from the generator.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let side = cnn.config().input;
-    let test = samples(entries, Split::Test, side, 0, &mut rng)?;
-    let (test_acc, confusion) = evaluate_cnn(cnn, &test)?;
-    println!(
-        "held-out apps: accuracy {test_acc:.4} on {} crops (paper: 0.8998)",
-        test.len()
-    );
-    print_confusion(&confusion);
     let mut held_out: Vec<&str> = entries
         .iter()
         .filter(|e| split_of(&e.labels.app) == Split::Test)
         .map(|e| e.labels.app.as_str())
         .collect();
     held_out.dedup();
+    // Each app's crops once; the pooled figure is over all of them together.
     let mut per_app = Vec::new();
+    let mut test = Vec::new();
     for app in held_out {
         let of_app: Vec<DatasetEntry> = entries
             .iter()
@@ -564,13 +559,22 @@ fn report_held_out(cnn: &WidgetCnn, entries: &[DatasetEntry]) -> Result<f64> {
             .collect();
         let crops = samples(&of_app, Split::Test, side, 0, &mut rng)?;
         let (acc, _) = evaluate_cnn(cnn, &crops)?;
-        println!("  {app:<20} {:>5} crops  accuracy {acc:.4}", crops.len());
-        per_app.push(acc);
+        per_app.push((app, crops.len(), acc));
+        test.extend(crops);
+    }
+    let (test_acc, confusion) = evaluate_cnn(cnn, &test)?;
+    println!(
+        "held-out apps: accuracy {test_acc:.4} on {} crops (paper: 0.8998)",
+        test.len()
+    );
+    print_confusion(&confusion);
+    for (app, n, acc) in &per_app {
+        println!("  {app:<20} {n:>5} crops  accuracy {acc:.4}");
     }
     if !per_app.is_empty() {
         println!(
             "  mean over held-out apps: {:.4}",
-            per_app.iter().sum::<f64>() / per_app.len() as f64
+            per_app.iter().map(|(_, _, a)| a).sum::<f64>() / per_app.len() as f64
         );
     }
     Ok(test_acc)
