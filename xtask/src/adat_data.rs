@@ -2,9 +2,12 @@
 //! training data of the AdaT rendering-state classifier, collected automatically from
 //! transition screencasts (AdaT Section III-A).
 //!
-//! For each app (the bundled demo and subjects of `xtask/subjects.toml`) a seeded walk
-//! clicks visible interactive elements (buttons, links, tabs, checkboxes, ...), types a
-//! word and Enter into text fields, and now and then goes back in history. Around each click the DevTools screencast records the screen:
+//! For each app (the bundled demo, subjects of `xtask/subjects.toml` and the nine themes
+//! of the widget gallery, `gallery-<theme>`, see `vision_data`) a seeded walk clicks
+//! visible interactive elements (buttons, links, tabs, checkboxes, ...), types a word and
+//! Enter into text fields, and now and then goes back in history. In a gallery app it also
+//! loads another of the theme's seeded pages or scrolls, now and then: the gallery is one
+//! static page per seed, and these give it page loads and the widgets below the fold. Around each click the DevTools screencast records the screen:
 //! Chromium sends a frame whenever the compositor draws one (up to 60 a second, none while
 //! nothing changes), at most `--width`x`--height`. A transition ends once no frame has
 //! arrived for [`QUIET`] or after [`MAX_CAPTURE`].
@@ -38,7 +41,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
-use gui_core::{Action, ActionKind, ActionParam, Point, Screenshot, Size};
+use gui_core::{Action, ActionKind, ActionParam, Point, Screenshot, Size, SwipeDirection};
 use gui_driver::{ChromiumConfig, ChromiumDevice, Device, ScreencastFrame, StaticServer};
 use gui_explore::FrameMatch;
 use rand::{Rng, SeedableRng};
@@ -60,6 +63,15 @@ const DEFAULT_APPS: &[&str] = &[
     "todomvc-backbone",
     "todomvc-angularjs",
     "ace",
+    "gallery-plain",
+    "gallery-bootstrap",
+    "gallery-bulma",
+    "gallery-pure",
+    "gallery-spectre",
+    "gallery-pico",
+    "gallery-materialize",
+    "gallery-semantic",
+    "gallery-uikit",
 ];
 
 /// No frame for this long: the screen is quiet and the transition is over.
@@ -75,6 +87,14 @@ const MIN_GAP_MS: u32 = 50;
 const MIN_PARTIAL_CHANGE: f64 = 0.0025;
 /// Chance that a step is a history back instead of a click.
 const BACK_CHANCE: f64 = 0.1;
+/// In a `gallery-<theme>` app, the chance that a step loads another seeded page of the
+/// theme (a real page load: stylesheets, icon font and the gallery's own drawing) ...
+const GALLERY_LOAD_CHANCE: f64 = 0.15;
+/// ... and the chance that it scrolls by a wheel turn, so later clicks reach the widgets
+/// further down.
+const GALLERY_SCROLL_CHANCE: f64 = 0.15;
+/// Gallery pages a walk chooses from (`index.html?theme=T&seed=1..=N`).
+const GALLERY_PAGES: u32 = 40;
 
 /// Visible, enabled interactive elements inside the viewport: their centres in CSS px and
 /// whether they take text. Links to other origins or new windows are left out, so the
@@ -249,16 +269,42 @@ fn app_seed(seed: u64, app: &str) -> u64 {
     })
 }
 
+/// The theme of a `gallery-<theme>` app name, checked against the gallery's themes.
+fn gallery_theme(app: &str) -> Result<Option<&str>> {
+    let Some(theme) = app.strip_prefix("gallery-") else {
+        return Ok(None);
+    };
+    if !crate::vision_data::GALLERY_THEMES.contains(&theme) {
+        bail!(
+            "no gallery theme `{theme}` (`{app}`); the themes are {}",
+            crate::vision_data::GALLERY_THEMES.join(", ")
+        );
+    }
+    Ok(Some(theme))
+}
+
+/// The path of one seeded page of a gallery theme, relative to the gallery folder.
+fn gallery_page(theme: &str, seed: u32) -> String {
+    format!("index.html?theme={theme}&seed={seed}")
+}
+
 fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
         return StaticServer::demo().context("serving the demo app");
+    }
+    if let Some(theme) = gallery_theme(app)? {
+        let dir = crate::vision_data::stage_gallery()?;
+        return StaticServer::folder(&dir, &gallery_page(theme, 1))
+            .with_context(|| format!("serving the widget gallery from {}", dir.display()));
     }
     let list = crate::subject_list()?;
     let s = list
         .subject
         .iter()
         .find(|s| s.name == app)
-        .with_context(|| format!("no app `{app}`: use demo or a name in xtask/subjects.toml"))?;
+        .with_context(|| {
+            format!("no app `{app}`: use demo, gallery-<theme> or a name in xtask/subjects.toml")
+        })?;
     let dir = crate::fetch(&s.package)?;
     Ok(StaticServer::folder(&dir, &s.entry)?)
 }
@@ -281,11 +327,12 @@ fn collect_app(
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut next_file = 1u32;
+    let gallery = gallery_theme(app)?;
     // Let the start page finish loading before the first transition.
     record(&mut device, opts.max, None)?;
     for transition in 1..=opts.transitions {
-        let action = choose(&mut device, &mut rng)?;
-        let frames = record(&mut device, opts.max, Some(&action))?;
+        let step = choose(&mut device, &mut rng, gallery)?;
+        let frames = record(&mut device, opts.max, Some(&step))?;
         counts.transitions += 1;
         counts.frames_seen += frames.frames.len() as u64;
         let moving: Vec<f64> = frames
@@ -347,10 +394,45 @@ const WORDS: &[&str] = &[
     "tickets",
 ];
 
-/// The next action of the seeded walk: a click on a visible interactive element (or on a
+/// One step of the walk.
+enum Step {
+    Act(Action),
+    /// Load this URL, relative to the current page (gallery apps only).
+    Load(String),
+}
+
+/// The next step of the seeded walk: a click on a visible interactive element (or on a
 /// random point when there is none), a word and Enter into a text field, now and then a
-/// history back.
-fn choose(device: &mut ChromiumDevice, rng: &mut ChaCha8Rng) -> Result<Action> {
+/// history back. In a gallery app (`gallery` is its theme) some steps load another page
+/// of the theme or scroll instead; other apps' walks draw nothing for that, so they stay
+/// what they were before gallery apps existed.
+fn choose(
+    device: &mut ChromiumDevice,
+    rng: &mut ChaCha8Rng,
+    gallery: Option<&str>,
+) -> Result<Step> {
+    if let Some(theme) = gallery {
+        let r: f64 = rng.random();
+        if r < GALLERY_LOAD_CHANCE {
+            let seed = rng.random_range(1..=GALLERY_PAGES);
+            return Ok(Step::Load(gallery_page(theme, seed)));
+        }
+        if r < GALLERY_LOAD_CHANCE + GALLERY_SCROLL_CHANCE {
+            let mut action = Action::new(ActionKind::Swipe);
+            let direction = if rng.random_bool(0.7) {
+                SwipeDirection::Up
+            } else {
+                SwipeDirection::Down
+            };
+            action.param = Some(ActionParam::Direction(direction));
+            return Ok(Step::Act(action));
+        }
+    }
+    choose_action(device, rng).map(Step::Act)
+}
+
+/// A click, a typed word or a history back (see [`choose`]).
+fn choose_action(device: &mut ChromiumDevice, rng: &mut ChaCha8Rng) -> Result<Action> {
     if rng.random_bool(BACK_CHANCE) {
         return Ok(Action::new(ActionKind::Return));
     }
@@ -400,9 +482,9 @@ fn now_ms() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
 
-/// Starts the screencast, takes the frames of the current screen, performs `action` (if
-/// any) and records until the screen is quiet.
-fn record(device: &mut ChromiumDevice, max: Size, action: Option<&Action>) -> Result<Recording> {
+/// Starts the screencast, takes the frames of the current screen, takes `step` (if any)
+/// and records until the screen is quiet.
+fn record(device: &mut ChromiumDevice, max: Size, step: Option<&Step>) -> Result<Recording> {
     device.start_screencast(max)?;
     let mut frames = Vec::new();
     // Chromium sends the current screen at once; what is still moving keeps coming.
@@ -414,10 +496,21 @@ fn record(device: &mut ChromiumDevice, max: Size, action: Option<&Action>) -> Re
         }
     }
     let t0 = now_ms();
-    if let Some(action) = action {
+    match step {
         // An impossible action (a history back with no history) is a transition without
         // change; the device reports it, the walk goes on.
-        let _ = device.perform(action);
+        Some(Step::Act(action)) => {
+            let _ = device.perform(action);
+        }
+        // The script returns before the new page starts loading; the screencast records
+        // the load. A page that cannot load is a transition without change, as above.
+        Some(Step::Load(url)) => {
+            let _ = device.evaluate(&format!(
+                "location.href = {}; true",
+                serde_json::to_string(url)?
+            ));
+        }
+        None => {}
     }
     let deadline = Instant::now() + MAX_CAPTURE;
     let mut capped = true;

@@ -40,7 +40,7 @@ const USAGE: &str = "usage: cargo xtask vision-data [--out DIR] [--fixtures] [--
      [--app NAME]... [--viewport desktop|mobile] [--subjects FILE] [--gallery-seeds N]";
 
 /// The gallery's themes (`xtask/gallery/gallery.js`), each a training app of its own.
-const GALLERY_THEMES: &[&str] = &[
+pub(crate) const GALLERY_THEMES: &[&str] = &[
     "plain",
     "bootstrap",
     "bulma",
@@ -372,7 +372,7 @@ fn plan_apps(opts: &Options, errors: &mut Vec<String>) -> Result<Vec<App>> {
 
 /// The folder the gallery is served from, `target/gallery`: its two files and a link per
 /// framework package (fetched from npm into the subjects cache once).
-fn stage_gallery() -> Result<PathBuf> {
+pub(crate) fn stage_gallery() -> Result<PathBuf> {
     let dir = crate::root().join("target").join("gallery");
     let fw = dir.join("fw");
     std::fs::create_dir_all(&fw).with_context(|| format!("creating {}", fw.display()))?;
