@@ -14,7 +14,9 @@
 //!   `coverage-<app>.svg` per app.
 //!
 //! Measures, per app, strategy and checkpoint: JS functions covered (of the app's origin),
-//! the gain beyond what loading the start page covers (measured once per app), unique
+//! the gain beyond what loading the start page covers (measured once per app), the same
+//! for block coverage (bytes of script in blocks that ran, V8's detailed coverage: the
+//! nearest to the line coverage the PIRLTest paper reports), unique
 //! uncaught exceptions, the seeded demo bugs found (A, B, D and E of
 //! `examples/apps/demo/README.md`; C1 and C2 are wrong output without any signal and need an
 //! oracle) and steps per minute. Medians over seeds.
@@ -113,6 +115,8 @@ struct RunResult {
     /// Functions covered after each step (index 0 = step 1).
     functions: Vec<u64>,
     functions_total: u64,
+    /// Bytes of script in blocks that ran, after each step.
+    bytes: Vec<u64>,
     folder: RunFolder,
     steps_per_minute: f64,
 }
@@ -121,19 +125,22 @@ impl RunResult {
     fn read(dir: &Path) -> Result<Self> {
         let folder = RunFolder::load(dir)?;
         let mut functions = Vec::with_capacity(folder.steps.len());
-        let mut last = 0;
-        let mut total = 0;
+        let mut bytes = Vec::with_capacity(folder.steps.len());
+        let (mut last, mut last_bytes, mut total) = (0, 0, 0);
         for s in &folder.steps {
             if let Some(c) = s.coverage {
                 last = c.functions_covered;
+                last_bytes = c.bytes_covered;
                 total = c.functions_total;
             }
             functions.push(last);
+            bytes.push(last_bytes);
         }
         let minutes = folder.duration_ms() as f64 / 60_000.0;
         Ok(Self {
             functions,
             functions_total: total,
+            bytes,
             steps_per_minute: if minutes > 0.0 {
                 folder.steps.len() as f64 / minutes
             } else {
@@ -144,8 +151,11 @@ impl RunResult {
     }
 
     fn functions_at(&self, step: u64) -> u64 {
-        let i = (step as usize).min(self.functions.len());
-        if i == 0 { 0 } else { self.functions[i - 1] }
+        at(&self.functions, step)
+    }
+
+    fn bytes_at(&self, step: u64) -> u64 {
+        at(&self.bytes, step)
     }
 
     fn exceptions_by(&self, step: u64) -> usize {
@@ -164,6 +174,12 @@ impl RunResult {
             .map(|s| s.first_step)
             .min()
     }
+}
+
+/// The value after `step` steps of a per-step series (the last one for a shorter run).
+fn at(series: &[u64], step: u64) -> u64 {
+    let i = (step as usize).min(series.len());
+    if i == 0 { 0 } else { series[i - 1] }
 }
 
 /// The app's URL, kept served while the value lives.
@@ -212,15 +228,15 @@ fn local_pdf(dir: &Path) -> Result<String> {
     Ok(format!("../../{NAME}"))
 }
 
-/// Functions covered once the start page has loaded, before any action.
-fn start_coverage(url: &str) -> Result<u64> {
+/// Functions and block bytes covered once the start page has loaded, before any action.
+fn start_coverage(url: &str) -> Result<(u64, u64)> {
     let mut device = ChromiumDevice::launch(url, ChromiumConfig::default())
         .with_context(|| format!("starting Chromium on {url}"))?;
     std::thread::sleep(std::time::Duration::from_millis(300));
     let c = device
         .coverage()?
         .context("Chromium reported no coverage")?;
-    Ok(c.functions_covered)
+    Ok((c.functions_covered, c.bytes_covered))
 }
 
 pub fn run(rest: &[String]) -> Result<()> {
@@ -239,7 +255,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         report,
         "# PIRLTest vs Monkey\n\nSeeds {:?}, steps {:?}, Chromium 1280x800, throttle `{}` for \
          every strategy. Medians over seeds. `gain` = functions covered beyond the start \
-         page.\n",
+         page; `block gain` = the same in bytes of script in blocks that ran.\n",
         o.seeds, o.steps, o.throttle
     )?;
     // Run folders name the throttle, so runs under another one are never reused.
@@ -249,11 +265,14 @@ pub fn run(rest: &[String]) -> Result<()> {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let mut ratios: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    let mut block_ratios: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for app in &o.apps {
         let server = serve(app)?;
         let url = server.url();
-        let start = start_coverage(&url)?;
-        eprintln!("compare: {app}: the start page covers {start} functions");
+        let (start, start_bytes) = start_coverage(&url)?;
+        eprintln!(
+            "compare: {app}: the start page covers {start} functions, {start_bytes} block bytes"
+        );
         let mut results: BTreeMap<String, Vec<(u64, RunResult)>> = BTreeMap::new();
         for strategy in &o.strategies {
             for &seed in &o.seeds {
@@ -289,27 +308,31 @@ pub fn run(rest: &[String]) -> Result<()> {
             .unwrap_or(0);
         writeln!(
             report,
-            "## {app}\n\nStart page: {start} of {total} functions.\n"
+            "## {app}\n\nStart page: {start} of {total} functions, {start_bytes} block bytes.\n"
         )?;
         writeln!(
             report,
-            "| strategy | steps | functions | gain | unique exceptions | steps/min |"
+            "| strategy | steps | functions | gain | block bytes | block gain | unique exceptions \
+             | steps/min |"
         )?;
-        writeln!(report, "|---|---|---|---|---|---|")?;
-        let mut gains: BTreeMap<(String, u64), f64> = BTreeMap::new();
+        writeln!(report, "|---|---|---|---|---|---|---|---|")?;
+        let mut gains: BTreeMap<(String, u64), (f64, f64)> = BTreeMap::new();
         for (strategy, runs) in &results {
             for &step in &o.steps {
                 let over_seeds = |f: &dyn Fn(&RunResult) -> f64| {
                     median(&runs.iter().map(|(_, r)| f(r)).collect::<Vec<_>>())
                 };
                 let f = over_seeds(&|r| r.functions_at(step) as f64);
+                let b = over_seeds(&|r| r.bytes_at(step) as f64);
                 let ex = over_seeds(&|r| r.exceptions_by(step) as f64);
                 let spm = over_seeds(&|r| r.steps_per_minute);
                 let gain = f - start as f64;
-                gains.insert((strategy.clone(), step), gain);
+                let block_gain = b - start_bytes as f64;
+                gains.insert((strategy.clone(), step), (gain, block_gain));
                 writeln!(
                     report,
-                    "| {strategy} | {step} | {f:.0} | {gain:.0} | {ex:.0} | {spm:.0} |"
+                    "| {strategy} | {step} | {f:.0} | {gain:.0} | {b:.0} | {block_gain:.0} | \
+                     {ex:.0} | {spm:.0} |"
                 )?;
             }
         }
@@ -319,11 +342,14 @@ pub fn run(rest: &[String]) -> Result<()> {
                 gains.get(&("pirltest".to_owned(), step)),
                 gains.get(&("monkey".to_owned(), step)),
             ) {
-                let r = if *m > 0.0 { p / m } else { f64::INFINITY };
+                let ratio = |p: f64, m: f64| if m > 0.0 { p / m } else { f64::INFINITY };
+                let r = ratio(p.0, m.0);
+                let rb = ratio(p.1, m.1);
                 ratios.entry(step).or_default().push(r);
+                block_ratios.entry(step).or_default().push(rb);
                 writeln!(
                     report,
-                    "Gain ratio PIRLTest / Monkey at {step} steps: {r:.2}  "
+                    "Gain ratio PIRLTest / Monkey at {step} steps: functions {r:.2}, blocks {rb:.2}  "
                 )?;
             }
         }
@@ -361,9 +387,11 @@ pub fn run(rest: &[String]) -> Result<()> {
     for (step, r) in &ratios {
         writeln!(
             report,
-            "Median gain ratio PIRLTest / Monkey at {step} steps over {} apps: {:.2}  ",
+            "Median gain ratio PIRLTest / Monkey at {step} steps over {} apps: functions {:.2}, \
+             blocks {:.2}  ",
             r.len(),
-            median(r)
+            median(r),
+            median(&block_ratios[step])
         )?;
     }
     let path = o.out.join("report.md");
