@@ -247,6 +247,8 @@ struct Pending {
     before: Arc<ScreenPrint>,
     kind: ActionKind,
     target: Option<(Rect, WidgetKind)>,
+    /// The widget the pointer left to make the action: its hover tint goes away.
+    left: Option<Rect>,
 }
 
 /// The known widget of `widget`'s kind whose centre is nearest, preferring those not yet
@@ -324,6 +326,9 @@ pub struct PirlAgent {
     screens_seen: HashSet<u64>,
     /// Each worker's step in flight, by worker number (grown on demand).
     pending: Vec<Option<Pending>>,
+    /// The widget under each worker's pointer: the target of its last widget action,
+    /// `None` after a swipe (the wheel turns at the screen's centre) or before any.
+    pointer: Vec<Option<Rect>>,
     since_training: usize,
     stats: AgentStats,
     /// The page and widgets of the screen of each worker's last decision.
@@ -384,6 +389,7 @@ impl PirlAgent {
             network: Some(network),
             training: None,
             pending: Vec::new(),
+            pointer: Vec::new(),
             since_training: 0,
             stats: AgentStats::default(),
             last_seen: Vec::new(),
@@ -467,6 +473,9 @@ impl PirlAgent {
     /// `worker`'s app was restarted: its next screen starts afresh.
     pub fn reset_episode_of(&mut self, worker: usize) {
         if let Some(p) = self.pending.get_mut(worker) {
+            *p = None;
+        }
+        if let Some(p) = self.pointer.get_mut(worker) {
             *p = None;
         }
     }
@@ -563,6 +572,15 @@ impl PirlAgent {
                 .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
             let action = candidates.actions[i].clone();
             let target = action.widget().map(|w| (w.rect, w.kind));
+            // A widget action or a swipe moves the pointer; the widget it was over loses
+            // its hover tint.
+            let left = if target.is_some() || action.kind == ActionKind::Swipe {
+                let pointer = slot(&mut self.pointer, worker);
+                std::mem::replace(pointer, target.map(|(r, _)| r))
+                    .filter(|r| target.is_none_or(|(t, _)| t != *r))
+            } else {
+                None
+            };
             *slot(&mut self.pending, worker) = Some(Pending {
                 page,
                 key: candidates.keys[i],
@@ -570,6 +588,7 @@ impl PirlAgent {
                 before: print,
                 kind: action.kind,
                 target,
+                left,
             });
             action
         };
@@ -811,7 +830,7 @@ impl PirlAgent {
         let changed = if resize {
             after.new
         } else {
-            had_effect(&prev.before, after.print, prev.kind, prev.target)
+            had_effect(&prev.before, after.print, prev.kind, prev.target, prev.left)
         };
         if !changed {
             self.stats.idle_steps += 1;

@@ -117,17 +117,24 @@ impl ScreenPrint {
     /// Share of cells that differ between the two screens, leaving out the cells that
     /// touch `except`; 1.0 when the screens differ in size.
     pub fn changed_outside(&self, other: &ScreenPrint, except: Option<Rect>) -> f64 {
+        self.changed_outside_all(other, except.as_slice())
+    }
+
+    /// [`changed_outside`](Self::changed_outside) leaving out the cells that touch any of
+    /// the rectangles.
+    pub fn changed_outside_all(&self, other: &ScreenPrint, except: &[Rect]) -> f64 {
         if self.size() != other.size() {
             return 1.0;
         }
-        let skip = except.map(|r| self.cells_of(r));
+        let skip: Vec<(u32, u32, u32, u32)> = except.iter().map(|r| self.cells_of(*r)).collect();
         let mut changed = 0usize;
         let mut counted = 0usize;
         for row in 0..self.rows {
             for col in 0..self.cols {
-                if skip.is_some_and(|(c0, r0, c1, r1)| {
-                    (c0..c1).contains(&col) && (r0..r1).contains(&row)
-                }) {
+                if skip
+                    .iter()
+                    .any(|&(c0, r0, c1, r1)| (c0..c1).contains(&col) && (r0..r1).contains(&row))
+                {
                     continue;
                 }
                 let i = (row * self.cols + col) as usize;
@@ -181,20 +188,24 @@ pub fn shows_own_state(kind: WidgetKind) -> bool {
 
 /// Whether an action of `kind` on `target` (a widget's box and kind, `None` for page and
 /// system actions) changed what the screen shows, from the screen `before` it to the
-/// screen `after` it.
+/// screen `after` it. `left` is the box of the widget the pointer moved away from to make
+/// the action (the last action's target), if any.
 ///
 /// The screen changed when its size changed, or when more than [`SEEN_SHARE`] of it
-/// changed outside the target grown by [`TARGET_MARGIN`] ([`SELECTION_SHARE`] for a
-/// double or long click, which selects text). A change inside the target
-/// alone counts for typed text and for widgets that [show their own state](shows_own_state);
-/// on a button or a label it is the pointer's hover or press tint.
+/// changed outside the target and `left`, both grown by [`TARGET_MARGIN`]
+/// ([`SELECTION_SHARE`] for a double or long click, which selects text). A change inside
+/// the target alone counts for typed text and for clicks on widgets that
+/// [show their own state](shows_own_state); on a button or a label it is the pointer's
+/// hover or press tint, and a double or long click in a text field selects a word of it.
+/// A change inside `left` alone is that widget losing its hover tint.
 pub fn had_effect(
     before: &ScreenPrint,
     after: &ScreenPrint,
     kind: ActionKind,
     target: Option<(Rect, WidgetKind)>,
+    left: Option<Rect>,
 ) -> bool {
-    let grown = target.map(|(r, _)| {
+    let grow = |r: Rect| {
         let m = TARGET_MARGIN;
         Rect::new(
             r.x - m as i32,
@@ -202,15 +213,25 @@ pub fn had_effect(
             r.width + 2 * m,
             r.height + 2 * m,
         )
-    });
-    let selects = matches!(kind, ActionKind::DoubleClick | ActionKind::LongClick)
-        && !target.is_some_and(|(_, w)| shows_own_state(w));
+    };
+    let except: Vec<Rect> = target
+        .map(|(r, _)| r)
+        .into_iter()
+        .chain(left)
+        .map(grow)
+        .collect();
+    let selecting = matches!(kind, ActionKind::DoubleClick | ActionKind::LongClick);
+    let selects = selecting && !target.is_some_and(|(_, w)| shows_own_state(w));
     let share = if selects { SELECTION_SHARE } else { SEEN_SHARE };
-    if before.changed_outside(after, grown) > share {
+    if before.changed_outside_all(after, &except) > share {
         return true;
     }
     match target {
-        Some((rect, widget)) if kind == ActionKind::Input || shows_own_state(widget) => {
+        // A double or long click inside a field selects a word of its text: the field
+        // changes, the app did nothing.
+        Some((rect, widget))
+            if kind == ActionKind::Input || (shows_own_state(widget) && !selecting) =>
+        {
             before.changed_inside(after, rect)
         }
         _ => false,
@@ -331,13 +352,52 @@ mod tests {
         let before = screen(640, 400, &[(BUTTON, [30, 90, 200])]);
         let after = screen(640, 400, &[(BUTTON, [50, 110, 220])]);
         let target = Some((BUTTON, WidgetKind::Button));
-        assert!(!had_effect(&before, &after, ActionKind::RightClick, target));
+        assert!(!had_effect(
+            &before,
+            &after,
+            ActionKind::RightClick,
+            target,
+            None
+        ));
         // The same change on a checkbox is its new state.
         let target = Some((BUTTON, WidgetKind::CheckBox));
-        assert!(had_effect(&before, &after, ActionKind::Click, target));
+        assert!(had_effect(&before, &after, ActionKind::Click, target, None));
         // Typed text counts on any kind.
         let target = Some((BUTTON, WidgetKind::TextView));
-        assert!(had_effect(&before, &after, ActionKind::Input, target));
+        assert!(had_effect(&before, &after, ActionKind::Input, target, None));
+    }
+
+    #[test]
+    fn the_widget_the_pointer_left_losing_its_hover_tint_is_no_effect() {
+        let last = Rect::new(300, 100, 120, 40);
+        let target = Some((BUTTON, WidgetKind::Button));
+        // The last action's button was tinted under the pointer; now it is not.
+        let before = screen(640, 400, &[(last, [50, 110, 220])]);
+        let after = screen(640, 400, &[(last, [30, 90, 200])]);
+        assert!(had_effect(&before, &after, ActionKind::Click, target, None));
+        assert!(!had_effect(
+            &before,
+            &after,
+            ActionKind::Click,
+            target,
+            Some(last)
+        ));
+        // Anything beyond that widget still counts.
+        let more = screen(
+            640,
+            400,
+            &[
+                (last, [30, 90, 200]),
+                (Rect::new(300, 250, 200, 100), [0, 0, 0]),
+            ],
+        );
+        assert!(had_effect(
+            &before,
+            &more,
+            ActionKind::Click,
+            target,
+            Some(last)
+        ));
     }
 
     #[test]
@@ -349,14 +409,38 @@ mod tests {
             400,
             &[(Rect::new(300, 200, 200, 100), [255, 255, 255])],
         );
-        assert!(had_effect(&before, &dialog, ActionKind::Click, target));
-        assert!(had_effect(&before, &dialog, ActionKind::Swipe, None));
+        assert!(had_effect(
+            &before,
+            &dialog,
+            ActionKind::Click,
+            target,
+            None
+        ));
+        assert!(had_effect(&before, &dialog, ActionKind::Swipe, None, None));
         let caret = screen(640, 400, &[(Rect::new(400, 300, 1, 16), [0, 0, 0])]);
-        assert!(!had_effect(&before, &caret, ActionKind::Click, target));
-        assert!(!had_effect(&before, &before, ActionKind::Return, None));
+        assert!(!had_effect(
+            &before,
+            &caret,
+            ActionKind::Click,
+            target,
+            None
+        ));
+        assert!(!had_effect(
+            &before,
+            &before,
+            ActionKind::Return,
+            None,
+            None
+        ));
         // A shadow within the margin belongs to the target.
         let shadow = screen(640, 400, &[(Rect::new(96, 140, 128, 4), [150, 150, 150])]);
-        assert!(!had_effect(&before, &shadow, ActionKind::Click, target));
+        assert!(!had_effect(
+            &before,
+            &shadow,
+            ActionKind::Click,
+            target,
+            None
+        ));
     }
 
     #[test]
@@ -404,17 +488,52 @@ mod tests {
             &before,
             &after,
             ActionKind::DoubleClick,
-            target
+            target,
+            None
         ));
         // A click that changes as much elsewhere is an effect.
-        assert!(had_effect(&before, &after, ActionKind::Click, target));
+        assert!(had_effect(&before, &after, ActionKind::Click, target, None));
         // A double click that opens something larger is one too.
         let panel = screen(
             1280,
             800,
             &[(Rect::new(300, 100, 400, 300), [255, 255, 255])],
         );
-        assert!(had_effect(&before, &panel, ActionKind::DoubleClick, target));
+        assert!(had_effect(
+            &before,
+            &panel,
+            ActionKind::DoubleClick,
+            target,
+            None
+        ));
+        // A word selected inside a text field changes the field alone; typing into it
+        // changes it just as much and is an effect.
+        let field = Rect::new(100, 300, 300, 40);
+        let plain = screen(1280, 800, &[(field, [255, 255, 255])]);
+        let word = screen(
+            1280,
+            800,
+            &[
+                (field, [255, 255, 255]),
+                (Rect::new(110, 310, 50, 20), [120, 160, 250]),
+            ],
+        );
+        let target = Some((field, WidgetKind::EditText));
+        assert!(!had_effect(
+            &plain,
+            &word,
+            ActionKind::DoubleClick,
+            target,
+            None
+        ));
+        assert!(!had_effect(
+            &plain,
+            &word,
+            ActionKind::LongClick,
+            target,
+            None
+        ));
+        assert!(had_effect(&plain, &word, ActionKind::Input, target, None));
     }
 
     #[test]
@@ -422,7 +541,7 @@ mod tests {
         let a = screen(640, 400, &[]);
         let b = screen(320, 400, &[]);
         assert_eq!(a.changed_outside(&b, None), 1.0);
-        assert!(had_effect(&a, &b, ActionKind::WindowSize, None));
+        assert!(had_effect(&a, &b, ActionKind::WindowSize, None, None));
     }
 
     #[test]
