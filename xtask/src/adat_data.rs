@@ -7,8 +7,8 @@
 //! visible interactive elements (buttons, links, tabs, checkboxes, ...), types a word and
 //! Enter into text fields, and now and then goes back in history. In a gallery app it also
 //! loads another of the theme's seeded pages or scrolls, now and then: the gallery is one
-//! static page per seed, and these give it page loads and the widgets below the fold. Around each click the DevTools screencast records the screen:
-//! Chromium sends a frame whenever the compositor draws one (up to 60 a second, none while
+//! static page per seed, and these give it page loads and the widgets below the fold.
+//! Around each click the DevTools screencast records the screen: Chromium sends a frame whenever the compositor draws one (up to 60 a second, none while
 //! nothing changes), at most `--width`x`--height`. A transition ends once no frame has
 //! arrived for [`QUIET`] or after [`MAX_CAPTURE`].
 //!
@@ -52,7 +52,7 @@ const USAGE: &str = "usage: cargo xtask adat-data [--out DIR] [--seed N] [--tran
      [--apps demo,jquery-ui,...] [--width PX --height PX] [--append]";
 
 /// Subjects that have something to click and render it in this Chromium (others can be
-/// asked for with `--apps`).
+/// asked for with `--apps`). The gallery's themes follow them ([`default_apps`]).
 const DEFAULT_APPS: &[&str] = &[
     "demo",
     "jquery-ui",
@@ -63,16 +63,21 @@ const DEFAULT_APPS: &[&str] = &[
     "todomvc-backbone",
     "todomvc-angularjs",
     "ace",
-    "gallery-plain",
-    "gallery-bootstrap",
-    "gallery-bulma",
-    "gallery-pure",
-    "gallery-spectre",
-    "gallery-pico",
-    "gallery-materialize",
-    "gallery-semantic",
-    "gallery-uikit",
 ];
+
+/// The apps recorded without `--apps`: [`DEFAULT_APPS`], then `gallery-<theme>` for each
+/// theme of the widget gallery.
+fn default_apps() -> Vec<String> {
+    DEFAULT_APPS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .chain(
+            crate::vision_data::GALLERY_THEMES
+                .iter()
+                .map(|t| format!("gallery-{t}")),
+        )
+        .collect()
+}
 
 /// No frame for this long: the screen is quiet and the transition is over.
 const QUIET: Duration = Duration::from_millis(400);
@@ -138,7 +143,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         out: crate::root().join("target").join("adat-data"),
         seed: 1,
         transitions: 40,
-        apps: DEFAULT_APPS.iter().map(|s| (*s).to_owned()).collect(),
+        apps: default_apps(),
         max: Size::new(640, 400),
         append: false,
     };
@@ -628,4 +633,24 @@ fn print_counts(all: &BTreeMap<String, Counts>, took: Duration) {
         "total: {full} full, {partial} partial, in {:.1} s",
         took.as_secs_f64()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gallery_theme_is_a_default_app_and_an_unknown_theme_is_refused_by_name() {
+        let apps = default_apps();
+        assert!(apps.iter().any(|a| a == "demo"));
+        for theme in crate::vision_data::GALLERY_THEMES {
+            let app = format!("gallery-{theme}");
+            assert!(apps.contains(&app), "{app} missing from {apps:?}");
+            assert_eq!(gallery_theme(&app).unwrap(), Some(*theme));
+        }
+        assert_eq!(gallery_theme("jquery-ui").unwrap(), None);
+        let e = gallery_theme("gallery-tailwind").unwrap_err().to_string();
+        assert!(e.contains("tailwind") && e.contains("bootstrap"), "{e}");
+        assert_eq!(gallery_page("pico", 7), "index.html?theme=pico&seed=7");
+    }
 }
