@@ -288,18 +288,13 @@ fn gallery_theme(app: &str) -> Result<Option<&str>> {
     Ok(Some(theme))
 }
 
-/// The path of one seeded page of a gallery theme, relative to the gallery folder.
-fn gallery_page(theme: &str, seed: u32) -> String {
-    format!("index.html?theme={theme}&seed={seed}")
-}
-
 fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
         return StaticServer::demo().context("serving the demo app");
     }
     if let Some(theme) = gallery_theme(app)? {
         let dir = crate::vision_data::stage_gallery()?;
-        return StaticServer::folder(&dir, &gallery_page(theme, 1))
+        return StaticServer::folder(&dir, &crate::vision_data::gallery_page(theme, 1))
             .with_context(|| format!("serving the widget gallery from {}", dir.display()));
     }
     let list = crate::subject_list()?;
@@ -420,7 +415,7 @@ fn choose(
         let r: f64 = rng.random();
         if r < GALLERY_LOAD_CHANCE {
             let seed = rng.random_range(1..=GALLERY_PAGES);
-            return Ok(Step::Load(gallery_page(theme, seed)));
+            return Ok(Step::Load(crate::vision_data::gallery_page(theme, seed)));
         }
         if r < GALLERY_LOAD_CHANCE + GALLERY_SCROLL_CHANCE {
             let mut action = Action::new(ActionKind::Swipe);
@@ -651,6 +646,9 @@ mod tests {
         assert_eq!(gallery_theme("jquery-ui").unwrap(), None);
         let e = gallery_theme("gallery-tailwind").unwrap_err().to_string();
         assert!(e.contains("tailwind") && e.contains("bootstrap"), "{e}");
-        assert_eq!(gallery_page("pico", 7), "index.html?theme=pico&seed=7");
+        assert_eq!(
+            crate::vision_data::gallery_page("pico", 7),
+            "index.html?theme=pico&seed=7"
+        );
     }
 }

@@ -394,11 +394,16 @@ pub(crate) fn stage_gallery() -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// The path of one seeded page of a gallery theme, relative to the gallery folder.
+pub(crate) fn gallery_page(theme: &str, seed: u32) -> String {
+    format!("index.html?theme={theme}&seed={seed}")
+}
+
 /// `seeds` pages of one gallery theme, each at [`GALLERY_SCROLLS`] scroll positions.
 fn gallery_pages(theme: &str, seeds: u32) -> Vec<Page> {
     let mut pages = Vec::new();
     for seed in 1..=seeds {
-        let path = format!("index.html?theme={theme}&seed={seed}");
+        let path = gallery_page(theme, seed);
         pages
             .push(Page::new(&format!("s{seed}"), &path).js("window.galleryReady.then(() => true)"));
         for k in 1..GALLERY_SCROLLS {
