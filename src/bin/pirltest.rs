@@ -47,6 +47,10 @@ struct Cli {
     /// chance, learnt during the run, that it changes the screen.
     #[arg(long)]
     no_effect_prior: bool,
+    /// Treat a dialog over a dimmed backdrop like any other screen, rather than choosing
+    /// among the dialog's widgets only and counting the dialog alone as what is new.
+    #[arg(long)]
+    no_modal_focus: bool,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -99,6 +103,7 @@ fn main() -> Result<()> {
         gamma: cli.gamma,
         idle_reward: cli.idle_reward.0,
         effect_prior: !cli.no_effect_prior,
+        modal_focus: !cli.no_modal_focus,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -47,6 +47,26 @@ pub const SEEN_SHARE: f64 = 0.001;
 /// highlights of about 1,000 pixels each (0.2 % at 1280x800). 0.5 % is 320 cells there.
 pub const SELECTION_SHARE: f64 = 0.005;
 
+/// How far a cell behind a backdrop may be from the fitted `k · before + b`, in
+/// brightness levels (of 255): the fit's rounding and the cells' own.
+pub const BACKDROP_FIT: f64 = 4.0;
+
+/// The factor `k` of a backdrop: it dims by 10 % to 85 % (the demo's 55 % black layer
+/// gives 0.45).
+pub const BACKDROP_DIMMING: std::ops::RangeInclusive<f64> = 0.15..=0.9;
+
+/// Share of the cells outside the dialog that the fit must explain.
+pub const BACKDROP_OUTSIDE: f64 = 0.97;
+
+/// Largest share of the screen a dialog may cover: a layer over more is a new page.
+pub const BACKDROP_MAX_BOX: f64 = 0.6;
+
+/// Shortest side of a dialog, in pixels.
+pub const BACKDROP_MIN_SIDE: u32 = 48;
+
+/// Share of the screen that must change when a backdrop comes.
+pub const BACKDROP_MIN_CHANGED: f64 = 0.3;
+
 /// How far around the target widget its own changes may reach (hover shadows, focus
 /// rings), in pixels.
 pub const TARGET_MARGIN: u32 = 8;
@@ -89,24 +109,24 @@ impl ScreenPrint {
     /// A hash of the screen's size and of its cells at 16 brightness levels: screens
     /// that look alike to a person hash alike, whatever small rounding differs.
     pub fn coarse_hash(&self) -> u64 {
-        // FNV-1a: fixed, so runs repeat.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |b: u8| {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        };
-        for b in self
-            .width
-            .to_le_bytes()
-            .into_iter()
-            .chain(self.height.to_le_bytes())
-        {
-            eat(b);
-        }
-        for &l in &self.luma {
-            eat(l >> 4);
-        }
-        h
+        let size = [self.width, self.height].map(u32::to_le_bytes);
+        fnv1a(
+            size.into_iter()
+                .flatten()
+                .chain(self.luma.iter().map(|l| l >> 4)),
+        )
+    }
+
+    /// [`coarse_hash`](Self::coarse_hash) of the cells that `rect` touches alone, with
+    /// the box's place: a dialog over a dimmed page hashes alike whatever page is
+    /// behind it.
+    pub fn coarse_hash_within(&self, rect: Rect) -> u64 {
+        let (c0, r0, c1, r1) = self.cells_of(rect);
+        let place = [self.width, self.height, c0, r0, c1, r1].map(u32::to_le_bytes);
+        let cells = (r0..r1)
+            .flat_map(|row| (c0..c1).map(move |col| (row * self.cols + col) as usize))
+            .map(|i| self.luma[i] >> 4);
+        fnv1a(place.into_iter().flatten().chain(cells))
     }
 
     /// Size of the screen it was made from, in pixels.
@@ -159,6 +179,138 @@ impl ScreenPrint {
         })
     }
 
+    /// The box of a dialog that `after` shows over a dimmed copy of `self`, the screen
+    /// before it: a modal backdrop. `None` when `after` is not that.
+    ///
+    /// A backdrop is a translucent layer of one colour over the whole page, so each cell
+    /// outside the dialog turns into `k · before + b` for one pair `(k, b)`: a black layer
+    /// at 55 % opacity (the demo's) gives `k = 0.45, b = 0`, jQuery UI's grey one at 30 %
+    /// gives `k = 0.7, b = 51`. A first line goes through the most common brightness
+    /// after each brightness before; it is then fitted again by least squares over the
+    /// cells it explains, within 4 × [`BACKDROP_FIT`] once and [`BACKDROP_FIT`] twice, so
+    /// the dialog's cells drop out of the fit. The dialog is the box around the largest
+    /// 8-connected group of cells left unexplained. It is a backdrop when
+    /// - the fit dims: `k` is within [`BACKDROP_DIMMING`] (a dark theme switched on
+    ///   inverts brightness, `k < 0`; a page that did not change has `k = 1`);
+    /// - the fit explains at least [`BACKDROP_OUTSIDE`] of the cells outside the box and
+    ///   the page before it had contrast to fit (a blank page fits any pair);
+    /// - the box is at most [`BACKDROP_MAX_BOX`] of the screen and at least
+    ///   [`BACKDROP_MIN_SIDE`] pixels on each side, and at least
+    ///   [`BACKDROP_MIN_CHANGED`] of the screen changed.
+    pub fn dialog_over_backdrop(&self, after: &ScreenPrint) -> Option<Rect> {
+        if self.size() != after.size() || self.luma.is_empty() {
+            return None;
+        }
+        let n = self.luma.len();
+        let changed = self
+            .luma
+            .iter()
+            .zip(&after.luma)
+            .filter(|(a, b)| a.abs_diff(**b) > LUMA_TOLERANCE)
+            .count();
+        if (changed as f64) < BACKDROP_MIN_CHANGED * n as f64 {
+            return None;
+        }
+        // A first line through the most common brightness after each brightness before:
+        // the backdrop's cells outnumber the dialog's at most brightnesses, so the
+        // dialog hardly moves it.
+        let mut counts = vec![[0u32; 256]; 256];
+        for (x, y) in self.luma.iter().zip(&after.luma) {
+            counts[usize::from(*x)][usize::from(*y)] += 1;
+        }
+        let modes = counts.iter().enumerate().filter_map(|(x, ys)| {
+            let (y, c) = ys
+                .iter()
+                .enumerate()
+                .max_by_key(|(y, c)| (**c, usize::MAX - y))?;
+            (*c > 0).then_some((x as f64, y as f64, f64::from(*c)))
+        });
+        let (mut k, mut b) = fit_line(modes)?;
+        let mut inlier = vec![false; n];
+        for tolerance in [4.0 * BACKDROP_FIT, BACKDROP_FIT, BACKDROP_FIT] {
+            for ((x, y), i) in self.luma.iter().zip(&after.luma).zip(inlier.iter_mut()) {
+                *i = (k * f64::from(*x) + b - f64::from(*y)).abs() <= tolerance;
+            }
+            let points = self
+                .luma
+                .iter()
+                .zip(&after.luma)
+                .zip(&inlier)
+                .filter(|(_, i)| **i)
+                .map(|((x, y), _)| (f64::from(*x), f64::from(*y), 1.0));
+            (k, b) = fit_line(points)?;
+        }
+        for ((x, y), i) in self.luma.iter().zip(&after.luma).zip(inlier.iter_mut()) {
+            *i = (k * f64::from(*x) + b - f64::from(*y)).abs() <= BACKDROP_FIT;
+        }
+        if !BACKDROP_DIMMING.contains(&k) {
+            return None;
+        }
+        // The box: around the largest 8-connected group of unexplained cells, so that a
+        // focus ring or a caret elsewhere does not widen it.
+        let (cols, rows) = (self.cols as usize, self.rows as usize);
+        let mut seen = vec![false; n];
+        let mut best: Option<(usize, (usize, usize, usize, usize))> = None;
+        let mut stack = Vec::new();
+        for start in 0..n {
+            if inlier[start] || seen[start] {
+                continue;
+            }
+            seen[start] = true;
+            stack.push(start);
+            let (mut size, mut c0, mut r0, mut c1, mut r1) = (0, cols, rows, 0, 0);
+            while let Some(i) = stack.pop() {
+                let (r, c) = (i / cols, i % cols);
+                size += 1;
+                (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c + 1), r1.max(r + 1));
+                for dr in -1i64..=1 {
+                    for dc in -1i64..=1 {
+                        let (rr, cc) = (r as i64 + dr, c as i64 + dc);
+                        if rr < 0 || cc < 0 || rr >= rows as i64 || cc >= cols as i64 {
+                            continue;
+                        }
+                        let j = rr as usize * cols + cc as usize;
+                        if !inlier[j] && !seen[j] {
+                            seen[j] = true;
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+            if best.is_none_or(|(s, _)| size > s) {
+                best = Some((size, (c0, r0, c1, r1)));
+            }
+        }
+        let (_, (c0, r0, c1, r1)) = best?;
+        let cell = Self::CELL as usize;
+        let (w, h) = ((c1 - c0) * cell, (r1 - r0) * cell);
+        let min = BACKDROP_MIN_SIDE as usize;
+        if w < min
+            || h < min
+            || (w * h) as f64 > BACKDROP_MAX_BOX * (self.width * self.height) as f64
+        {
+            return None;
+        }
+        let (mut outside, mut explained) = (0usize, 0usize);
+        for (i, ok) in inlier.iter().enumerate() {
+            let (r, c) = (i / cols, i % cols);
+            if !((r0..r1).contains(&r) && (c0..c1).contains(&c)) {
+                outside += 1;
+                explained += usize::from(*ok);
+            }
+        }
+        if (explained as f64) < BACKDROP_OUTSIDE * outside as f64 {
+            return None;
+        }
+        let side = |v: usize| v as u32;
+        Some(Rect::new(
+            (c0 * cell) as i32,
+            (r0 * cell) as i32,
+            side(w).min(self.width - (c0 * cell) as u32),
+            side(h).min(self.height - (r0 * cell) as u32),
+        ))
+    }
+
     /// Columns and rows `[c0, c1) × [r0, r1)` of the cells that `rect` touches, clipped to
     /// the screen.
     fn cells_of(&self, rect: Rect) -> (u32, u32, u32, u32) {
@@ -176,6 +328,37 @@ impl ScreenPrint {
     }
 }
 
+/// FNV-1a over `bytes`: fixed, so runs repeat.
+fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
+    bytes.fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The weighted least-squares line `y = k·x + b` through `(x, y, weight)` points; `None`
+/// when the points have less spread in `x` than a standard deviation of 8 levels (a
+/// nearly blank screen fits any line).
+fn fit_line(points: impl Iterator<Item = (f64, f64, f64)>) -> Option<(f64, f64)> {
+    let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (x, y, w) in points {
+        sw += w;
+        sx += w * x;
+        sy += w * y;
+        sxx += w * x * x;
+        sxy += w * x * y;
+    }
+    if sw <= 0.0 {
+        return None;
+    }
+    let (mx, my) = (sx / sw, sy / sw);
+    let var = sxx / sw - mx * mx;
+    if var < 64.0 {
+        return None;
+    }
+    let k = (sxy / sw - mx * my) / var;
+    Some((k, my - k * mx))
+}
+
 /// Widget kinds whose own look is their state: a change inside the widget alone (a tick,
 /// a moved thumb, typed text) is the action's effect, not a hover tint.
 pub fn shows_own_state(kind: WidgetKind) -> bool {
@@ -184,6 +367,26 @@ pub fn shows_own_state(kind: WidgetKind) -> bool {
         kind,
         EditText | CheckBox | RadioButton | Switch | SeekBar | Spinner
     )
+}
+
+/// `r` grown by [`TARGET_MARGIN`] on every side.
+pub(crate) fn grown(r: Rect) -> Rect {
+    let m = TARGET_MARGIN;
+    Rect::new(
+        r.x - m as i32,
+        r.y - m as i32,
+        r.width + 2 * m,
+        r.height + 2 * m,
+    )
+}
+
+/// Whether `widget` lies within `dialog` grown by [`TARGET_MARGIN`].
+pub(crate) fn inside(widget: Rect, dialog: Rect) -> bool {
+    let d = grown(dialog);
+    widget.x >= d.x
+        && widget.y >= d.y
+        && widget.right() <= d.right()
+        && widget.bottom() <= d.bottom()
 }
 
 /// Whether an action of `kind` on `target` (a widget's box and kind, `None` for page and
@@ -205,20 +408,11 @@ pub fn had_effect(
     target: Option<(Rect, WidgetKind)>,
     left: Option<Rect>,
 ) -> bool {
-    let grow = |r: Rect| {
-        let m = TARGET_MARGIN;
-        Rect::new(
-            r.x - m as i32,
-            r.y - m as i32,
-            r.width + 2 * m,
-            r.height + 2 * m,
-        )
-    };
     let except: Vec<Rect> = target
         .map(|(r, _)| r)
         .into_iter()
         .chain(left)
-        .map(grow)
+        .map(grown)
         .collect();
     let selecting = matches!(kind, ActionKind::DoubleClick | ActionKind::LongClick);
     let selects = selecting && !target.is_some_and(|(_, w)| shows_own_state(w));
@@ -554,5 +748,126 @@ mod tests {
         let away = Rect::new(-100, -100, 10, 10);
         assert!(!a.changed_inside(&b, away));
         assert!(a.changed_outside(&b, Some(away)) > 0.0);
+    }
+
+    /// A page with buttons, text lines and a dark header: enough contrast to fit.
+    fn page() -> RgbImage {
+        let mut img = RgbImage::from_pixel(640, 400, Rgb([240, 240, 240]));
+        let mut paint = |r: Rect, c: [u8; 3]| {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    img.put_pixel(x as u32, y as u32, Rgb(c));
+                }
+            }
+        };
+        paint(Rect::new(0, 0, 640, 40), [30, 40, 60]);
+        for i in 0..6 {
+            paint(Rect::new(20 + 100 * i, 60, 80, 30), [30, 90, 200]);
+            paint(
+                Rect::new(20, 110 + 40 * i, 300 + 20 * i as u32, 8),
+                [20, 20, 20],
+            );
+        }
+        paint(Rect::new(400, 120, 200, 200), [200, 120, 40]);
+        img
+    }
+
+    /// `img` under a layer of colour `c` at opacity `alpha`, with a white `dialog` box
+    /// (a dark title and a blue button in it) on top.
+    fn with_backdrop(img: &RgbImage, c: u8, alpha: f32, dialog: Option<Rect>) -> RgbImage {
+        let mut out = img.clone();
+        for p in out.pixels_mut() {
+            for v in &mut p.0 {
+                *v = (f32::from(*v) * (1.0 - alpha) + f32::from(c) * alpha).round() as u8;
+            }
+        }
+        if let Some(d) = dialog {
+            for y in d.y..d.bottom() {
+                for x in d.x..d.right() {
+                    let title = y < d.y + 30 && x < d.x + 100;
+                    let button = y > d.bottom() - 50 && x < d.x + 90;
+                    let v = if title {
+                        [20, 20, 20]
+                    } else if button {
+                        [40, 100, 230]
+                    } else {
+                        [255, 255, 255]
+                    };
+                    out.put_pixel(x as u32, y as u32, Rgb(v));
+                }
+            }
+        }
+        out
+    }
+
+    fn print(img: RgbImage) -> ScreenPrint {
+        ScreenPrint::of(&Screenshot::new(img, 1.0, 0).unwrap())
+    }
+
+    const DIALOG: Rect = Rect::new(200, 120, 240, 160);
+
+    #[test]
+    fn a_dialog_over_a_dimmed_page_is_found_with_its_box() {
+        let before = print(page());
+        // The demo's black layer at 55 %, and jQuery UI's grey one at 30 %.
+        for (c, alpha) in [(0, 0.55), (170, 0.3)] {
+            let after = print(with_backdrop(&page(), c, alpha, Some(DIALOG)));
+            let found = before.dialog_over_backdrop(&after).expect("a backdrop");
+            // To the cell: the box's edges lie on the 4-pixel grid.
+            assert_eq!(found, DIALOG, "layer {c} at {alpha}");
+            assert!(inside(Rect::new(204, 244, 80, 30), found));
+            assert!(!inside(Rect::new(20, 60, 80, 30), found));
+        }
+    }
+
+    #[test]
+    fn other_big_changes_are_no_backdrop() {
+        let before = print(page());
+        // Nothing changed; the page itself dimmed with no dialog; a brightening layer.
+        assert_eq!(before.dialog_over_backdrop(&before), None);
+        let dim = print(with_backdrop(&page(), 0, 0.55, None));
+        assert_eq!(before.dialog_over_backdrop(&dim), None);
+        let light = print(with_backdrop(&page(), 255, 0.05, Some(DIALOG)));
+        assert_eq!(before.dialog_over_backdrop(&light), None);
+        // A dark theme: brightness inverted, with a box of new content.
+        let mut dark = page();
+        for p in dark.pixels_mut() {
+            p.0 = p.0.map(|v| 255 - v);
+        }
+        let dark = with_backdrop(&dark, 0, 0.0, Some(DIALOG));
+        assert_eq!(before.dialog_over_backdrop(&print(dark)), None);
+        // Another page: the content moved.
+        let mut moved = RgbImage::from_pixel(640, 400, Rgb([240, 240, 240]));
+        image::imageops::overlay(&mut moved, &page(), 0, 96);
+        assert_eq!(before.dialog_over_backdrop(&print(moved)), None);
+        // A dialog covering most of the screen is a new page; a tiny one is a tooltip.
+        let big = with_backdrop(&page(), 0, 0.55, Some(Rect::new(20, 20, 600, 360)));
+        assert_eq!(before.dialog_over_backdrop(&print(big)), None);
+        let tiny = with_backdrop(&page(), 0, 0.55, Some(Rect::new(300, 200, 40, 20)));
+        assert_eq!(before.dialog_over_backdrop(&print(tiny)), None);
+        // A blank page before: any layer fits it, so none is claimed.
+        let blank = RgbImage::from_pixel(640, 400, Rgb([240, 240, 240]));
+        let over = with_backdrop(&blank, 0, 0.55, Some(DIALOG));
+        assert_eq!(print(blank).dialog_over_backdrop(&print(over)), None);
+        // Screens of different sizes.
+        assert_eq!(before.dialog_over_backdrop(&screen(320, 400, &[])), None);
+    }
+
+    #[test]
+    fn a_dialog_hashes_alike_over_any_page() {
+        let a = print(with_backdrop(&page(), 0, 0.55, Some(DIALOG)));
+        let mut other = page();
+        image::imageops::overlay(
+            &mut other,
+            &RgbImage::from_pixel(120, 60, Rgb([0, 0, 0])),
+            20,
+            300,
+        );
+        let b = print(with_backdrop(&other, 0, 0.55, Some(DIALOG)));
+        assert_ne!(a.coarse_hash(), b.coarse_hash());
+        assert_eq!(a.coarse_hash_within(DIALOG), b.coarse_hash_within(DIALOG));
+        // The same cells elsewhere are another dialog.
+        let moved = Rect::new(DIALOG.x + 4, DIALOG.y, DIALOG.width, DIALOG.height);
+        assert_ne!(a.coarse_hash_within(DIALOG), a.coarse_hash_within(moved));
     }
 }
