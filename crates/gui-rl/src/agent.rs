@@ -66,10 +66,13 @@ pub struct AgentConfig {
     /// most of the probability.
     pub effect_prior: bool,
     /// While a dialog is open over a dimmed backdrop
-    /// ([`ScreenPrint::dialog_over_backdrop`]), choose only among the dialog's widgets
-    /// and the page and system actions, as a person does: the page behind it takes no
-    /// clicks. Such a screen is also new only when its dialog is, whatever page is
-    /// behind it. Default `true`; `false` treats it as any other screen.
+    /// ([`ScreenPrint::dialog_over_backdrop`]), the candidates are the dialog's widgets'
+    /// actions and the page and system actions, as a person sees it: the page behind
+    /// takes no clicks. The widgets behind are left out of the choice and of the page's
+    /// executable actions `m` of Eq. 1, so a dialog whose few actions were all tried
+    /// stops paying for being opened. Such a screen is also new only when its dialog
+    /// is, whatever page is behind it. Default `true`; `false` treats it as any other
+    /// screen.
     ///
     /// In the demo's help and confirm dialogs, clicks behind the backdrop do nothing,
     /// and in two 500-step runs about 100 steps each went to screens with a dialog open.
@@ -250,6 +253,16 @@ impl Candidates {
         self.actions.push(action);
         self.keys.push(key);
         self.embeddings.push(embedding);
+    }
+
+    /// Keeps the candidates whose action passes `keep`.
+    fn retain(&mut self, keep: impl Fn(&Action) -> bool) {
+        let old = std::mem::take(self);
+        for ((a, k), e) in old.actions.into_iter().zip(old.keys).zip(old.embeddings) {
+            if keep(&a) {
+                self.push(a, k, e);
+            }
+        }
     }
 }
 
@@ -546,7 +559,8 @@ impl PirlAgent {
         let hash = dialog.map_or_else(|| print.coarse_hash(), |d| print.coarse_hash_within(d));
         let first_sight = self.screens_seen.insert(hash);
         let known = self.store.len();
-        let (page, candidates) = self.observe(worker, read.view, platform, supported)?;
+        let (page, candidates) = self.observe(worker, read.view, dialog, platform, supported)?;
+        self.stats.dialog_steps += u64::from(dialog.is_some());
         let after = After {
             page,
             new: page.0 >= known,
@@ -573,24 +587,14 @@ impl PirlAgent {
             // one move every platform has.
             Action::new(ActionKind::Return)
         } else {
-            // Behind a dialog's backdrop, only the dialog's widgets take input.
-            let open: Vec<usize> = (0..candidates.actions.len())
-                .filter(|&i| match (dialog, candidates.actions[i].widget()) {
-                    (Some(d), Some(w)) => inside(w.rect, d),
-                    _ => true,
-                })
-                .collect();
-            self.stats.dialog_steps += u64::from(dialog.is_some());
-            let embeddings: Vec<&[f32]> = open
-                .iter()
-                .map(|&i| &candidates.embeddings[i][..])
-                .collect();
+            let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
             let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
-            let kinds: Vec<ActionKind> = open.iter().map(|&i| candidates.actions[i].kind).collect();
+            let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             let prior: Option<Vec<f64>> = self.config.effect_prior.then(|| {
-                let mut chances: Vec<Option<f64>> = open
+                let mut chances: Vec<Option<f64>> = candidates
+                    .actions
                     .iter()
-                    .map(|&i| (&candidates.actions[i], &candidates.keys[i]))
+                    .zip(&candidates.keys)
                     .map(|(a, k)| {
                         (!resizes(a.kind))
                             .then(|| self.prior.chance(page, *k, a.widget().map(|w| w.kind)))
@@ -606,9 +610,9 @@ impl PirlAgent {
                 };
                 chances.iter_mut().map(|c| c.unwrap_or(mean)).collect()
             });
-            let i = open[self
+            let i = self
                 .policy
-                .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?];
+                .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
             let action = candidates.actions[i].clone();
             let target = action.widget().map(|w| (w.rect, w.kind));
             // A widget action or a swipe moves the pointer; the widget it was over loses
@@ -700,11 +704,15 @@ impl PirlAgent {
         Ok(())
     }
 
-    /// The page of `view` (created when new) and the candidate actions on it now.
+    /// The page of `view` (created when new) and the candidate actions on it now. With a
+    /// `dialog` open over a backdrop, the widget actions behind it are no candidates: they
+    /// count neither among the page's executable actions `m` of Eq. 1 nor among the
+    /// next actions of Eq. 3, and they are not chosen.
     fn observe(
         &mut self,
         worker: usize,
         view: PageView,
+        dialog: Option<Rect>,
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<(PageId, Candidates)> {
@@ -719,7 +727,10 @@ impl PirlAgent {
             let entry = self.new_page(&view, &space)?;
             self.pages.push(entry);
         }
-        let candidates = self.candidates(page, &view, &space)?;
+        let mut candidates = self.candidates(page, &view, &space)?;
+        if let Some(d) = dialog {
+            candidates.retain(|a| a.widget().is_none_or(|w| inside(w.rect, d)));
+        }
         self.store.set_executable(page, candidates.actions.len())?;
         *slot(&mut self.last_seen, worker) = Some((page, view.widgets().to_vec()));
         self.stats.timings.layout_ms += ms(t);
@@ -1075,6 +1086,7 @@ mod tests {
             }
         }
         let open = Screenshot::new(img, 1.0, 0).unwrap();
+        let mut focused_m = 0;
         for modal_focus in [true, false] {
             let mut a = PirlAgent::new(AgentConfig {
                 seed: 5,
@@ -1088,10 +1100,18 @@ mod tests {
                 let action = a.decide(&open, Platform::Web, &ActionKind::ALL).unwrap();
                 behind += usize::from(action.widget().is_some_and(|w| !inside(w.rect, dialog)));
             }
+            let (page, _) = a.last_seen().unwrap();
+            let m = a.pages().stats(page).unwrap().executable();
             if modal_focus {
                 assert_eq!(behind, 0);
                 assert_eq!(a.stats().dialog_steps, 20);
+                // Eq. 1's `m` counts the dialog's actions and the fixed ones alone.
+                focused_m = m;
             } else {
+                assert!(
+                    m > focused_m,
+                    "{m} executable actions, {focused_m} with the focus"
+                );
                 assert!(
                     behind > 0,
                     "no action behind the backdrop without the focus"
