@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::{ActionEmbedding, ActionSpace, ActionSpaceConfig};
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Widget, WidgetKind};
-use gui_layout::{LayoutConfig, LayoutEmbedder};
+use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Size, Widget, WidgetKind};
+use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
 use gui_vision::{EmbedConfig, ExtractConfig, Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -66,13 +66,12 @@ pub struct AgentConfig {
     /// most of the probability.
     pub effect_prior: bool,
     /// While a dialog is open over a dimmed backdrop
-    /// ([`ScreenPrint::dialog_over_backdrop`]), the candidates are the dialog's widgets'
-    /// actions and the page and system actions, as a person sees it: the page behind
-    /// takes no clicks. The widgets behind are left out of the choice and of the page's
-    /// executable actions `m` of Eq. 1, so a dialog whose few actions were all tried
-    /// stops paying for being opened. Such a screen is also new only when its dialog
-    /// is, whatever page is behind it. Default `true`; `false` treats it as any other
-    /// screen.
+    /// ([`ScreenPrint::dialog_over_backdrop`]), the screen's page is the dialog: its
+    /// widgets with their own layout tree, whatever page is behind it, as a person sees
+    /// it. The page behind takes no clicks, so its widgets are no candidates and do not
+    /// count in `m` of Eq. 1; one dialog opened from many pages is one page, and once its
+    /// few actions were tried, opening it again stops paying. Such a screen is new only
+    /// when its dialog is. Default `true`; `false` treats it as any other screen.
     ///
     /// In the demo's help and confirm dialogs, clicks behind the backdrop do nothing,
     /// and in two 500-step runs about 100 steps each went to screens with a dialog open.
@@ -253,16 +252,6 @@ impl Candidates {
         self.actions.push(action);
         self.keys.push(key);
         self.embeddings.push(embedding);
-    }
-
-    /// Keeps the candidates whose action passes `keep`.
-    fn retain(&mut self, keep: impl Fn(&Action) -> bool) {
-        let old = std::mem::take(self);
-        for ((a, k), e) in old.actions.into_iter().zip(old.keys).zip(old.embeddings) {
-            if keep(&a) {
-                self.push(a, k, e);
-            }
-        }
     }
 }
 
@@ -559,7 +548,12 @@ impl PirlAgent {
         let hash = dialog.map_or_else(|| print.coarse_hash(), |d| print.coarse_hash_within(d));
         let first_sight = self.screens_seen.insert(hash);
         let known = self.store.len();
-        let (page, candidates) = self.observe(worker, read.view, dialog, platform, supported)?;
+        // A dialog over a backdrop is a page of its own, whatever page is behind it.
+        let view = match dialog {
+            Some(d) => self.dialog_view(&read.view, d, read.size)?,
+            None => read.view,
+        };
+        let (page, candidates) = self.observe(worker, view, platform, supported)?;
         self.stats.dialog_steps += u64::from(dialog.is_some());
         let after = After {
             page,
@@ -704,15 +698,27 @@ impl PirlAgent {
         Ok(())
     }
 
-    /// The page of `view` (created when new) and the candidate actions on it now. With a
-    /// `dialog` open over a backdrop, the widget actions behind it are no candidates: they
-    /// count neither among the page's executable actions `m` of Eq. 1 nor among the
-    /// next actions of Eq. 3, and they are not chosen.
+    /// The widgets of `view` inside `dialog`, with their own layout tree: the page of a
+    /// screen with that dialog open over a backdrop. The widgets behind it are not on
+    /// it, so they are no candidates: they count neither among the page's executable
+    /// actions `m` of Eq. 1 nor among the next actions of Eq. 3.
+    fn dialog_view(&self, view: &PageView, dialog: Rect, size: Size) -> Result<PageView> {
+        let (widgets, embeddings): (Vec<Widget>, Vec<Vec<f32>>) = view
+            .widgets()
+            .iter()
+            .zip(view.embeddings())
+            .filter(|(w, _)| inside(w.rect, dialog))
+            .map(|(w, e)| (w.clone(), e.clone()))
+            .unzip();
+        let tree = characterise(&widgets, size, &self.config.layout).tree(TreeLabels::Kinds);
+        PageView::new(widgets, embeddings, tree)
+    }
+
+    /// The page of `view` (created when new) and the candidate actions on it now.
     fn observe(
         &mut self,
         worker: usize,
         view: PageView,
-        dialog: Option<Rect>,
         platform: Platform,
         supported: &[ActionKind],
     ) -> Result<(PageId, Candidates)> {
@@ -727,10 +733,7 @@ impl PirlAgent {
             let entry = self.new_page(&view, &space)?;
             self.pages.push(entry);
         }
-        let mut candidates = self.candidates(page, &view, &space)?;
-        if let Some(d) = dialog {
-            candidates.retain(|a| a.widget().is_none_or(|w| inside(w.rect, d)));
-        }
+        let candidates = self.candidates(page, &view, &space)?;
         self.store.set_executable(page, candidates.actions.len())?;
         *slot(&mut self.last_seen, worker) = Some((page, view.widgets().to_vec()));
         self.stats.timings.layout_ms += ms(t);
@@ -1056,21 +1059,14 @@ mod tests {
         assert!(b.last_seen_of(1).is_none());
     }
 
-    #[test]
-    fn behind_a_backdrop_only_the_dialog_takes_input() {
-        let page = screen(&[
-            (20, 20, 200, 40),
-            (20, 100, 90, 40),
-            (130, 100, 90, 40),
-            (20, 260, 200, 40),
-        ]);
-        // The page under a black layer at 55 %, a white dialog with a button on it.
-        let dialog = Rect::new(40, 140, 160, 100);
+    /// `page` under a black layer at 55 %, with a white dialog at `dialog` holding a
+    /// button.
+    fn with_dialog(page: &Screenshot, dialog: Rect) -> Screenshot {
         let mut img = page.pixels().clone();
         for p in img.pixels_mut() {
             p.0 = p.0.map(|v| (f32::from(v) * 0.45).round() as u8);
         }
-        let open = screen(&[(60, 190, 100, 30)]);
+        let inner = screen(&[(60, 190, 100, 30)]);
         for y in dialog.y..dialog.bottom() {
             for x in dialog.x..dialog.right() {
                 let edge = x < dialog.x + 2
@@ -1080,12 +1076,24 @@ mod tests {
                 let c = if edge {
                     Rgb([40, 40, 40])
                 } else {
-                    *open.pixels().get_pixel(x as u32, y as u32)
+                    *inner.pixels().get_pixel(x as u32, y as u32)
                 };
                 img.put_pixel(x as u32, y as u32, c);
             }
         }
-        let open = Screenshot::new(img, 1.0, 0).unwrap();
+        Screenshot::new(img, 1.0, 0).unwrap()
+    }
+
+    #[test]
+    fn behind_a_backdrop_only_the_dialog_takes_input() {
+        let page = screen(&[
+            (20, 20, 200, 40),
+            (20, 100, 90, 40),
+            (130, 100, 90, 40),
+            (20, 260, 200, 40),
+        ]);
+        let dialog = Rect::new(40, 140, 160, 100);
+        let open = with_dialog(&page, dialog);
         let mut focused_m = 0;
         for modal_focus in [true, false] {
             let mut a = PirlAgent::new(AgentConfig {
@@ -1119,6 +1127,33 @@ mod tests {
                 assert_eq!(a.stats().dialog_steps, 0);
             }
         }
+    }
+
+    #[test]
+    fn one_dialog_over_two_pages_is_one_page() {
+        let dialog = Rect::new(40, 140, 160, 100);
+        let pages = [
+            screen(&[(20, 20, 200, 40), (20, 260, 200, 40)]),
+            screen(&[(20, 20, 80, 30), (140, 20, 80, 30), (30, 280, 180, 30)]),
+        ];
+        let mut a = agent();
+        let mut behind = Vec::new();
+        let mut dialogs = Vec::new();
+        for page in &pages {
+            a.decide(page, Platform::Web, &ActionKind::ALL).unwrap();
+            behind.push(a.last_seen().unwrap().0);
+            a.decide(&with_dialog(page, dialog), Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            let (id, widgets) = a.last_seen().unwrap();
+            assert!(
+                widgets.iter().all(|w| inside(w.rect, dialog)),
+                "{widgets:?}"
+            );
+            dialogs.push(id);
+        }
+        assert_ne!(behind[0], behind[1]);
+        assert_eq!(dialogs[0], dialogs[1]);
+        assert!(!behind.contains(&dialogs[0]));
     }
 
     #[test]

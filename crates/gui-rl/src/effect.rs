@@ -302,12 +302,13 @@ impl ScreenPrint {
         if (explained as f64) < BACKDROP_OUTSIDE * outside as f64 {
             return None;
         }
-        let side = |v: usize| v as u32;
+        let (x, y) = ((c0 * cell) as u32, (r0 * cell) as u32);
+        // The last cells of a row or column may be narrower than `CELL`.
         Some(Rect::new(
-            (c0 * cell) as i32,
-            (r0 * cell) as i32,
-            side(w).min(self.width - (c0 * cell) as u32),
-            side(h).min(self.height - (r0 * cell) as u32),
+            x as i32,
+            y as i32,
+            (w as u32).min(self.width - x),
+            (h as u32).min(self.height - y),
         ))
     }
 
