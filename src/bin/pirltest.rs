@@ -47,8 +47,8 @@ struct Cli {
     /// chance, learnt during the run, that it changes the screen.
     #[arg(long)]
     no_effect_prior: bool,
-    /// Treat a dialog over a dimmed backdrop like any other screen, rather than choosing
-    /// among the dialog's widgets only and counting the dialog alone as what is new.
+    /// Treat a dialog over a dimmed backdrop like any other screen, rather than as a page
+    /// of its own whose widgets alone take input.
     #[arg(long)]
     no_modal_focus: bool,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
