@@ -201,16 +201,16 @@ impl ScreenPrint {
         if self.size() != after.size() || self.luma.is_empty() {
             return None;
         }
-        let n = self.luma.len();
-        let changed = self
-            .luma
-            .iter()
-            .zip(&after.luma)
-            .filter(|(a, b)| a.abs_diff(**b) > LUMA_TOLERANCE)
-            .count();
-        if (changed as f64) < BACKDROP_MIN_CHANGED * n as f64 {
+        if self.changed_outside(after, None) < BACKDROP_MIN_CHANGED {
             return None;
         }
+        let n = self.luma.len();
+        let pairs = || {
+            self.luma
+                .iter()
+                .zip(&after.luma)
+                .map(|(x, y)| (f64::from(*x), f64::from(*y)))
+        };
         // A first line through the most common brightness after each brightness before:
         // the backdrop's cells outnumber the dialog's at most brightnesses, so the
         // dialog hardly moves it.
@@ -226,23 +226,20 @@ impl ScreenPrint {
             (*c > 0).then_some((x as f64, y as f64, f64::from(*c)))
         });
         let (mut k, mut b) = fit_line(modes)?;
-        let mut inlier = vec![false; n];
+        let explained = |k: f64, b: f64, tolerance: f64| -> Vec<bool> {
+            pairs()
+                .map(|(x, y)| (k * x + b - y).abs() <= tolerance)
+                .collect()
+        };
         for tolerance in [4.0 * BACKDROP_FIT, BACKDROP_FIT, BACKDROP_FIT] {
-            for ((x, y), i) in self.luma.iter().zip(&after.luma).zip(inlier.iter_mut()) {
-                *i = (k * f64::from(*x) + b - f64::from(*y)).abs() <= tolerance;
-            }
-            let points = self
-                .luma
-                .iter()
-                .zip(&after.luma)
+            let inlier = explained(k, b, tolerance);
+            let points = pairs()
                 .zip(&inlier)
                 .filter(|(_, i)| **i)
-                .map(|((x, y), _)| (f64::from(*x), f64::from(*y), 1.0));
+                .map(|((x, y), _)| (x, y, 1.0));
             (k, b) = fit_line(points)?;
         }
-        for ((x, y), i) in self.luma.iter().zip(&after.luma).zip(inlier.iter_mut()) {
-            *i = (k * f64::from(*x) + b - f64::from(*y)).abs() <= BACKDROP_FIT;
-        }
+        let inlier = explained(k, b, BACKDROP_FIT);
         if !BACKDROP_DIMMING.contains(&k) {
             return None;
         }
