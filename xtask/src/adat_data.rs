@@ -297,16 +297,9 @@ fn serve(app: &str) -> Result<StaticServer> {
         return StaticServer::folder(&dir, &crate::vision_data::gallery_page(theme, 1))
             .with_context(|| format!("serving the widget gallery from {}", dir.display()));
     }
-    let list = crate::subject_list()?;
-    let s = list
-        .subject
-        .iter()
-        .find(|s| s.name == app)
-        .with_context(|| {
-            format!("no app `{app}`: use demo, gallery-<theme> or a name in xtask/subjects.toml")
-        })?;
-    let dir = crate::fetch(&s.package)?;
-    Ok(StaticServer::folder(&dir, &s.entry)?)
+    let (dir, entry) = crate::fetch_subject(app)
+        .with_context(|| format!("app `{app}`: use demo, gallery-<theme> or a subject"))?;
+    Ok(StaticServer::folder(&dir, &entry)?)
 }
 
 fn collect_app(

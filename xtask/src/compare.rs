@@ -187,16 +187,11 @@ fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
         return StaticServer::demo().context("serving the demo app");
     }
-    let subjects = crate::subject_list()?;
-    let s = subjects
-        .subject
-        .iter()
-        .find(|s| s.name == app)
-        .with_context(|| format!("no app `{app}`: use demo or a name in xtask/subjects.toml"))?;
-    let dir = crate::fetch(&s.package)?;
-    let entry = match s.entry.split_once("<a local PDF>") {
+    let (dir, entry) =
+        crate::fetch_subject(app).with_context(|| format!("app `{app}`: use demo or a subject"))?;
+    let entry = match entry.split_once("<a local PDF>") {
         Some((head, tail)) => format!("{head}{}{tail}", local_pdf(&dir)?),
-        None => s.entry.clone(),
+        None => entry,
     };
     StaticServer::folder(&dir, &entry).with_context(|| format!("serving {app}"))
 }

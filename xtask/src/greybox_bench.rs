@@ -96,18 +96,12 @@ fn app_args(name: &str) -> Result<Vec<String>> {
 
 /// `--app-dir`/`--entry` of a subject of `xtask/subjects.toml`, fetched if needed.
 pub(crate) fn subject_args(name: &str) -> Result<Vec<String>> {
-    let list = crate::subject_list()?;
-    let s = list
-        .subject
-        .iter()
-        .find(|s| s.name == name)
-        .with_context(|| format!("no subject `{name}` in xtask/subjects.toml"))?;
-    let dir = crate::fetch(&s.package)?;
+    let (dir, entry) = crate::fetch_subject(name)?;
     Ok(vec![
         "--app-dir".into(),
         dir.display().to_string(),
         "--entry".into(),
-        s.entry.clone(),
+        entry,
     ])
 }
 

@@ -409,6 +409,18 @@ fn fetch(package: &str) -> Result<PathBuf> {
     Ok(dir.join("package"))
 }
 
+/// The package folder (fetched if needed) and entry page of the subject named `name` in
+/// `xtask/subjects.toml`.
+pub(crate) fn fetch_subject(name: &str) -> Result<(PathBuf, String)> {
+    let list = subject_list()?;
+    let s = list
+        .subject
+        .iter()
+        .find(|s| s.name == name)
+        .with_context(|| format!("no subject `{name}` in xtask/subjects.toml"))?;
+    Ok((fetch(&s.package)?, s.entry.clone()))
+}
+
 fn subject_list() -> Result<SubjectList> {
     let path = root().join("xtask/subjects.toml");
     let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
@@ -416,25 +428,18 @@ fn subject_list() -> Result<SubjectList> {
 }
 
 fn subjects(rest: &[String]) -> Result<()> {
-    let list = subject_list()?;
-    let path = root().join("xtask/subjects.toml");
     match rest {
         [] => {
-            for s in &list.subject {
+            for s in &subject_list()?.subject {
                 let dir = fetch(&s.package)?;
                 println!("{:<20} {}", s.name, dir.join(&s.entry).display());
             }
             Ok(())
         }
         [flag, name] if flag == "--serve" => {
-            let s = list
-                .subject
-                .iter()
-                .find(|s| &s.name == name)
-                .with_context(|| format!("no subject `{name}` in {}", path.display()))?;
-            let dir = fetch(&s.package)?;
-            let server = StaticServer::folder(&dir, &s.entry)?;
-            println!("serving {} at {}  (Ctrl-C stops)", s.name, server.url());
+            let (dir, entry) = fetch_subject(name)?;
+            let server = StaticServer::folder(&dir, &entry)?;
+            println!("serving {name} at {}  (Ctrl-C stops)", server.url());
             loop {
                 std::thread::sleep(Duration::from_secs(3600));
             }
