@@ -51,6 +51,10 @@ struct Cli {
     /// of its own whose widgets alone take input.
     #[arg(long)]
     no_modal_focus: bool,
+    /// Weigh each action by its own record alone, rather than raising an action that
+    /// led to another page to the best untried chance reachable through it.
+    #[arg(long)]
+    no_frontier: bool,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -104,6 +108,7 @@ fn main() -> Result<()> {
         idle_reward: cli.idle_reward.0,
         effect_prior: !cli.no_effect_prior,
         modal_focus: !cli.no_modal_focus,
+        frontier: !cli.no_frontier,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -26,9 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::reader::{ms, vision_error};
 use crate::{
-    ActionKey, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, MemoryConfig,
-    MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork, QNetworkConfig, Result,
-    ScreenPrint, ScreenRead, ScreenReader, SharedEntry,
+    ActionKey, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, Frontier,
+    MemoryConfig, MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork,
+    QNetworkConfig, Result, ScreenPrint, ScreenRead, ScreenReader, SharedEntry,
     effect::{SEEN_SHARE, grown, inside},
     had_effect,
 };
@@ -76,6 +76,12 @@ pub struct AgentConfig {
     /// In the demo's help and confirm dialogs, clicks behind the backdrop do nothing,
     /// and in two 500-step runs about 100 steps each went to screens with a dialog open.
     pub modal_focus: bool,
+    /// Raise the prior of an action that led to another page to the best chance that
+    /// can be reached through it ([`Frontier`]), so that the agent leaves a page whose
+    /// actions were all tried for one that still has untried ones. Needs
+    /// [`effect_prior`](Self::effect_prior). Default `true`; `false` weighs each action
+    /// by its own record alone.
+    pub frontier: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -116,6 +122,7 @@ impl Default for AgentConfig {
             idle_reward: Some(0.0),
             effect_prior: true,
             modal_focus: true,
+            frontier: true,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -267,6 +274,8 @@ struct Pending {
     target: Option<(Rect, WidgetKind)>,
     /// The widget the pointer left to make the action: its hover tint goes away.
     left: Option<Rect>,
+    /// The best chance among the page's other candidates ([`AgentConfig::frontier`]).
+    others_best: f64,
 }
 
 /// The known widget of `widget`'s kind whose centre is nearest, preferring those not yet
@@ -340,6 +349,8 @@ pub struct PirlAgent {
     rng: ChaCha8Rng,
     /// Which actions showed a new screen so far.
     prior: EffectPrior,
+    /// Where actions led and what each page still promises.
+    frontier: Frontier,
     /// Coarse hashes of every screen seen ([`ScreenPrint::coarse_hash`]).
     screens_seen: HashSet<u64>,
     /// Each worker's step in flight, by worker number (grown on demand).
@@ -406,6 +417,7 @@ impl PirlAgent {
             policy,
             pages: Vec::new(),
             prior: EffectPrior::default(),
+            frontier: Frontier::default(),
             screens_seen: HashSet::new(),
             network: Some(network),
             training: None,
@@ -584,8 +596,9 @@ impl PirlAgent {
             let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
             let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
-            let prior: Option<Vec<f64>> = self.config.effect_prior.then(|| {
-                let mut chances: Vec<Option<f64>> = candidates
+            // Each candidate's own chance of showing something new; `None` for resizes.
+            let chances: Option<Vec<Option<f64>>> = self.config.effect_prior.then(|| {
+                candidates
                     .actions
                     .iter()
                     .zip(&candidates.keys)
@@ -593,7 +606,9 @@ impl PirlAgent {
                         (!resizes(a.kind))
                             .then(|| self.prior.chance(page, *k, a.widget().map(|w| w.kind)))
                     })
-                    .collect();
+                    .collect()
+            });
+            let prior: Option<Vec<f64>> = chances.as_ref().map(|chances| {
                 // Resizes weigh as much as the screen's other actions on average: the
                 // prior neither favours nor avoids them.
                 let known: Vec<f64> = chances.iter().flatten().copied().collect();
@@ -602,11 +617,25 @@ impl PirlAgent {
                 } else {
                     known.iter().sum::<f64>() / known.len() as f64
                 };
-                chances.iter_mut().map(|c| c.unwrap_or(mean)).collect()
+                let mut weights: Vec<f64> = chances.iter().map(|c| c.unwrap_or(mean)).collect();
+                if self.config.frontier {
+                    let promise = known.iter().copied().fold(0.0, f64::max);
+                    self.frontier.set_promise(page, promise);
+                    self.frontier.boost(page, &candidates.keys, &mut weights);
+                }
+                weights
             });
             let i = self
                 .policy
                 .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
+            // The page's promise once the chosen action has run is the best of the others'
+            // chances or the chosen one's own then (see `close_step`).
+            let others_best = chances
+                .iter()
+                .flatten()
+                .enumerate()
+                .filter(|(j, _)| *j != i);
+            let others_best = others_best.filter_map(|(_, c)| *c).fold(0.0, f64::max);
             let action = candidates.actions[i].clone();
             let target = action.widget().map(|w| (w.rect, w.kind));
             // A widget action or a swipe moves the pointer; the widget it was over loses
@@ -626,6 +655,7 @@ impl PirlAgent {
                 kind: action.kind,
                 target,
                 left,
+                others_best,
             });
             action
         };
@@ -918,6 +948,12 @@ impl PirlAgent {
         if self.config.effect_prior && !resize {
             let widget = prev.target.map(|(_, k)| k);
             self.prior.record(prev.page, prev.key, widget, novel);
+            if self.config.frontier {
+                self.frontier.record(prev.page, prev.key, page);
+                let mine = self.prior.chance(prev.page, prev.key, widget);
+                self.frontier
+                    .set_promise(prev.page, prev.others_best.max(mine));
+            }
         }
         let idle = self.config.idle_reward.filter(|_| !changed);
         let reward = match idle {
@@ -1214,6 +1250,35 @@ mod tests {
             .unwrap();
         // Counted without the prior too.
         assert_eq!(off.stats().novel_steps, 1);
+    }
+
+    #[test]
+    fn the_map_keeps_where_each_action_led_and_what_each_page_promises() {
+        let shots = screens();
+        let run = |frontier: bool| {
+            let mut a = PirlAgent::new(AgentConfig {
+                seed: 5,
+                frontier,
+                ..AgentConfig::default()
+            })
+            .unwrap();
+            a.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            let key = a.pending[0].as_ref().unwrap().key;
+            a.decide(&shots[1], Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            (a, key)
+        };
+        let (a, key) = run(true);
+        // A resize is left out of the prior, so this seed's first step must be another.
+        assert!(!resizes(key.kind), "{key:?}");
+        assert_eq!(a.frontier.leads_to(PageId(0), key), Some(PageId(1)));
+        // Both pages had untried actions: neither is without promise.
+        assert!(a.frontier.promise(PageId(0)) > 0.0);
+        assert!(a.frontier.promise(PageId(1)) > 0.0);
+        let (off, key) = run(false);
+        assert_eq!(off.frontier.leads_to(PageId(0), key), None);
+        assert_eq!(off.frontier.promise(PageId(0)), 0.0);
     }
 
     #[test]

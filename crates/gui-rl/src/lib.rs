@@ -27,6 +27,7 @@
 mod agent;
 mod effect;
 mod error;
+mod frontier;
 mod memory;
 mod pages;
 mod policy;
@@ -41,6 +42,7 @@ pub use effect::{
     had_effect, shows_own_state,
 };
 pub use error::{Error, Result};
+pub use frontier::Frontier;
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{
     ActionKey, PageId, PageStats, PageStore, PageStoreConfig, PageView, page_similarity,

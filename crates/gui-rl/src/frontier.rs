@@ -1,0 +1,190 @@
+//! Where the run's actions led, and how promising each page still is: the agent's map of
+//! the app, learnt as it goes ([`AgentConfig::frontier`](crate::AgentConfig::frontier)).
+//!
+//! A page's *promise* is the best chance, among its candidates, of showing a screen not
+//! seen before ([`EffectPrior::chance`](crate::EffectPrior::chance)), as of the agent's
+//! last decision there. Once every button of a page was tried, its promise is that of
+//! its least hopeless action, a right click on a label say. An action that led to another
+//! page is then worth what can be reached through it: the promise of that page, or of a
+//! page a few steps beyond it, discounted by [`Frontier::DECAY`] for each step on the
+//! way. "Back to home" on a page that has nothing left is worth nearly as much as the
+//! untried buttons of home.
+
+use std::collections::HashMap;
+
+use crate::{ActionKey, PageId};
+
+/// The agent's map: the page each action led to last, and each page's promise.
+#[derive(Debug, Clone, Default)]
+pub struct Frontier {
+    /// The page each action led to the last time it ran, when that was another page.
+    leads: HashMap<(PageId, ActionKey), PageId>,
+    /// Each page's promise, by page number; 0 for a page no decision was made on.
+    promise: Vec<f64>,
+}
+
+impl Frontier {
+    /// The discount of a promise per step needed to reach it.
+    pub const DECAY: f64 = 0.8;
+    /// The farthest a promise is seen from, in steps: beyond, `0.8^4 ≈ 0.4` of it would be
+    /// left, and a route that long has most likely changed since it was walked.
+    pub const HOPS: usize = 4;
+
+    /// Sets `page`'s promise: the best chance among its candidates.
+    pub fn set_promise(&mut self, page: PageId, promise: f64) {
+        if self.promise.len() <= page.0 {
+            self.promise.resize(page.0 + 1, 0.0);
+        }
+        self.promise[page.0] = promise;
+    }
+
+    /// The promise of `page` as last set (0 when never set).
+    pub fn promise(&self, page: PageId) -> f64 {
+        self.promise.get(page.0).copied().unwrap_or(0.0)
+    }
+
+    /// Records that `key` on `from` led to `to`. An action that stayed on its page leads
+    /// nowhere.
+    pub fn record(&mut self, from: PageId, key: ActionKey, to: PageId) {
+        if from == to {
+            self.leads.remove(&(from, key));
+        } else {
+            self.leads.insert((from, key), to);
+        }
+    }
+
+    /// The page `key` on `from` led to the last time, if another page.
+    pub fn leads_to(&self, from: PageId, key: ActionKey) -> Option<PageId> {
+        self.leads.get(&(from, key)).copied()
+    }
+
+    /// For every page, the best promise reachable from it within [`Self::HOPS`] steps
+    /// along the recorded actions, each step discounted by [`Self::DECAY`] (its own
+    /// promise at no step).
+    pub fn reach(&self) -> Vec<f64> {
+        let mut best = self.promise.clone();
+        let n = self
+            .leads
+            .iter()
+            .map(|((from, _), to)| from.0.max(to.0) + 1)
+            .max()
+            .unwrap_or(0);
+        if best.len() < n {
+            best.resize(n, 0.0);
+        }
+        for _ in 0..Self::HOPS {
+            let mut next = best.clone();
+            for ((from, _), to) in &self.leads {
+                let via = Self::DECAY * best[to.0];
+                if via > next[from.0] {
+                    next[from.0] = via;
+                }
+            }
+            if next == best {
+                break;
+            }
+            best = next;
+        }
+        best
+    }
+
+    /// Raises each of `page`'s candidates (`keys`, with their `chances`) that led to
+    /// another page to what can be reached through it, `DECAY · reach` of that page, when
+    /// that is more than its own chance.
+    pub fn boost(&self, page: PageId, keys: &[ActionKey], chances: &mut [f64]) {
+        if self.leads.is_empty() {
+            return;
+        }
+        let reach = self.reach();
+        for (key, chance) in keys.iter().zip(chances.iter_mut()) {
+            if let Some(to) = self.leads_to(page, *key) {
+                let via = Self::DECAY * reach.get(to.0).copied().unwrap_or(0.0);
+                if via > *chance {
+                    *chance = via;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gui_core::ActionKind;
+
+    use super::*;
+
+    fn click(target: usize) -> ActionKey {
+        ActionKey {
+            kind: ActionKind::Click,
+            target: Some(target),
+            variant: 0,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn an_action_is_worth_the_promise_it_leads_to_discounted_per_step() {
+        let mut f = Frontier::default();
+        // Home (0) leads to a form (1), which leads to a result page (2).
+        f.record(PageId(0), click(0), PageId(1));
+        f.record(PageId(1), click(0), PageId(2));
+        f.set_promise(PageId(0), 0.05);
+        f.set_promise(PageId(1), 0.1);
+        f.set_promise(PageId(2), 0.6);
+        let reach = f.reach();
+        assert!(close(reach[2], 0.6));
+        assert!(close(reach[1], 0.48));
+        assert!(close(reach[0], 0.8 * 0.48));
+        // On home, the click that leads on is raised to what the form reaches; an action
+        // with no record is not.
+        let mut chances = [0.05, 0.05];
+        f.boost(PageId(0), &[click(0), click(1)], &mut chances);
+        assert!(close(chances[0], 0.8 * 0.48));
+        assert!(close(chances[1], 0.05));
+        // An own chance above what the route offers is kept.
+        let mut chances = [0.9];
+        f.boost(PageId(0), &[click(0)], &mut chances);
+        assert!(close(chances[0], 0.9));
+    }
+
+    #[test]
+    fn a_cycle_does_not_feed_itself() {
+        let mut f = Frontier::default();
+        // Two exhausted pages that lead to each other keep their low promise.
+        f.record(PageId(0), click(0), PageId(1));
+        f.record(PageId(1), click(0), PageId(0));
+        f.set_promise(PageId(0), 0.1);
+        f.set_promise(PageId(1), 0.05);
+        let reach = f.reach();
+        assert!(close(reach[0], 0.1));
+        assert!(close(reach[1], 0.08));
+    }
+
+    #[test]
+    fn an_action_that_stays_on_its_page_leads_nowhere() {
+        let mut f = Frontier::default();
+        f.record(PageId(0), click(0), PageId(1));
+        assert_eq!(f.leads_to(PageId(0), click(0)), Some(PageId(1)));
+        f.record(PageId(0), click(0), PageId(0));
+        assert_eq!(f.leads_to(PageId(0), click(0)), None);
+    }
+
+    #[test]
+    fn routes_longer_than_the_hop_limit_are_not_seen() {
+        let mut f = Frontier::default();
+        let n = Frontier::HOPS + 2;
+        for i in 0..n {
+            f.record(PageId(i), click(0), PageId(i + 1));
+        }
+        f.set_promise(PageId(n), 1.0);
+        let reach = f.reach();
+        assert!(close(
+            reach[n - Frontier::HOPS],
+            0.8f64.powi(Frontier::HOPS as i32)
+        ));
+        assert!(close(reach[n - Frontier::HOPS - 1], 0.0));
+    }
+}
