@@ -29,7 +29,7 @@ use crate::{Error, Result};
 /// | Switch      | ✓ |   |   |   |   |   |   | a toggle: dragging its thumb does what a click does |
 /// | SeekBar     | ✓ |   | ✓ |   |   |   |   | a click jumps to a position, a drag moves the thumb |
 /// | ProgressBar |   |   |   |   |   |   |   | shows progress and takes no input |
-/// | Spinner     | ✓ |   |   |   |   |   |   | a click opens its options, which are widgets of their own |
+/// | Spinner     | ✓ | ✓ |   |   |   |   |   | a click opens its options, which are widgets of their own; a combo box takes typed text, and the widget classifier calls a wide text field a spinner at times (TodoMVC's new-todo field, 0.4) |
 /// | ListItem    | ✓ |   | ✓ | ✓ | ✓ | ✓ | ✓ | rows open on click, are reordered or dismissed by drag, enter selection mode on long click, open in a tab on mid click, have context menus |
 /// | Tab         | ✓ |   |   |   |   | ✓ | ✓ | selected by a click; web tabs are often links |
 /// | Icon        | ✓ |   |   |   | ✓ | ✓ | ✓ | toolbar glyphs: long press shows the label, on the web often links |
@@ -37,7 +37,7 @@ pub fn applies_to(action: ActionKind, widget: WidgetKind) -> bool {
     use WidgetKind::*;
     match action {
         ActionKind::Click => widget != ProgressBar,
-        ActionKind::Input => widget.accepts_text() || widget == TextView,
+        ActionKind::Input => widget.accepts_text() || matches!(widget, TextView | Spinner),
         ActionKind::Drag => matches!(widget, SeekBar | ListItem | ImageView),
         ActionKind::DoubleClick => matches!(widget, TextView | EditText | ImageView | ListItem),
         ActionKind::LongClick => matches!(

@@ -64,7 +64,7 @@ const TABLE: [(WidgetKind, &str); WidgetKind::COUNT] = [
     (WidgetKind::Switch, "C......"),
     (WidgetKind::SeekBar, "C.G...."),
     (WidgetKind::ProgressBar, "......."),
-    (WidgetKind::Spinner, "C......"),
+    (WidgetKind::Spinner, "CI....."),
     (WidgetKind::ListItem, "C.GDLMR"),
     (WidgetKind::Tab, "C....MR"),
     (WidgetKind::Icon, "C...LMR"),
@@ -96,12 +96,13 @@ fn applicability_table() {
             );
         }
     }
-    // Input goes where text can be typed, and to labels, which may be fields showing
-    // their placeholder.
+    // Input goes where text can be typed, to labels, which may be fields showing their
+    // placeholder, and to spinners, which may be combo boxes or wide fields.
     for kind in WidgetKind::ALL {
+        let field_like = matches!(kind, WidgetKind::TextView | WidgetKind::Spinner);
         assert_eq!(
             applies_to(ActionKind::Input, kind),
-            kind.accepts_text() || kind == WidgetKind::TextView
+            kind.accepts_text() || field_like
         );
     }
 }

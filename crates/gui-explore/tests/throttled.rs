@@ -53,14 +53,20 @@ fn a_polling_throttle_hands_its_settled_frame_to_the_step() {
 fn adat_with_a_judge_that_never_agrees_waits_its_cap_each_step() {
     let judge = |_: &Screenshot| false;
     let mut adat = Adaptive::new(
-        PollConfig::with_cap(std::time::Duration::from_millis(30)),
+        PollConfig::with_cap(std::time::Duration::from_millis(100)),
         Box::new(judge),
     );
     let (dir, _) = run(&mut adat);
-    for s in read_steps(&dir.path().join("run")).unwrap() {
+    let steps = read_steps(&dir.path().join("run")).unwrap();
+    for s in &steps {
         let t = s.timings.throttle.unwrap();
-        assert!(t.capped && t.frames >= 2 && t.waited_ms >= 30.0, "{t:?}");
+        assert!(t.capped && t.frames >= 1 && t.waited_ms >= 100.0, "{t:?}");
     }
+    // It polls on while the judge says no. How many frames fit in the cap depends on
+    // the machine's load (one frame took 42 ms in a loaded debug build), so this asks
+    // only that some step took more than one.
+    let most = steps.iter().map(|s| s.timings.throttle.unwrap().frames);
+    assert!(most.max().unwrap() >= 2);
 }
 
 #[test]

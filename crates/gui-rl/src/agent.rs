@@ -226,8 +226,13 @@ pub const MAX_KNOWN_WIDGETS: usize = 256;
 struct KnownWidget {
     rect: Rect,
     kind: WidgetKind,
-    /// Index into the action space's texts for its `input` candidate.
+    /// Index into the action space's texts of its first `input`.
     text: usize,
+    /// How many times `input` was chosen on it. Each time it types the next of the
+    /// action space's texts, so that a field gets every text over the run: a field that
+    /// drew "12345" first still gets the text that ends with Enter. The candidate keeps
+    /// the embedding made with the first text, so it stays one action of the page.
+    typed: usize,
     /// One per candidate of the widget, in the action space's order.
     embeddings: Vec<Arc<[f32]>>,
 }
@@ -637,6 +642,7 @@ impl PirlAgent {
                 .filter(|(j, _)| *j != i);
             let others_best = others_best.filter_map(|(_, c)| *c).fold(0.0, f64::max);
             let action = candidates.actions[i].clone();
+            self.count_typing(page, candidates.keys[i]);
             let target = action.widget().map(|w| (w.rect, w.kind));
             // A widget action or a swipe moves the pointer; the widget it was over loses
             // its hover tint.
@@ -726,6 +732,13 @@ impl PirlAgent {
             self.stats.timings.training_thread_ms += took;
         }
         Ok(())
+    }
+
+    /// After `key` was chosen on `page`: an `input` moves its widget on to the next text.
+    fn count_typing(&mut self, page: PageId, key: ActionKey) {
+        if let (ActionKind::Input, Some(w)) = (key.kind, key.target) {
+            self.pages[page.0].widgets[w].typed += 1;
+        }
     }
 
     /// The widgets of `view` inside `dialog`, with their own layout tree: the page of a
@@ -842,7 +855,8 @@ impl PirlAgent {
             // its text and the candidates' embeddings, kept for later visits.
             let (index, actions) = match best {
                 Some(j) => {
-                    let text = self.pages[page.0].widgets[j].text;
+                    let known = &self.pages[page.0].widgets[j];
+                    let text = known.text + known.typed;
                     (j, space.widget_candidates(widget, text))
                 }
                 None => {
@@ -856,6 +870,7 @@ impl PirlAgent {
                         rect: widget.rect,
                         kind: widget.kind,
                         text,
+                        typed: 0,
                         embeddings,
                     });
                     taken.push(false);
@@ -988,6 +1003,7 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
 
 #[cfg(test)]
 mod tests {
+    use gui_core::ActionParam;
     use image::{Rgb, RgbImage};
 
     use super::*;
@@ -1004,6 +1020,7 @@ mod tests {
             rect,
             kind,
             text: 0,
+            typed: 0,
             embeddings: Vec::new(),
         })
         .collect();
@@ -1279,6 +1296,42 @@ mod tests {
         let (off, key) = run(false);
         assert_eq!(off.frontier.leads_to(PageId(0), key), None);
         assert_eq!(off.frontier.promise(PageId(0)), 0.0);
+    }
+
+    #[test]
+    fn each_input_into_a_field_types_the_next_text() {
+        let mut a = agent();
+        let texts = a.config.actions.texts.clone();
+        let field = Widget::new(Rect::new(20, 20, 200, 40), WidgetKind::EditText, 1.0);
+        let dim = a.action_embedding.widget_dim();
+        let widgets = vec![field];
+        let tree =
+            characterise(&widgets, Size::new(240, 320), &a.config.layout).tree(TreeLabels::Kinds);
+        let view = PageView::new(widgets, vec![vec![0.1; dim]], tree).unwrap();
+        let typed = |a: &mut PirlAgent| {
+            let (page, c) = a
+                .observe(0, view.clone(), Platform::Web, &ActionKind::ALL)
+                .unwrap();
+            let i = c
+                .actions
+                .iter()
+                .position(|x| x.kind == ActionKind::Input)
+                .unwrap();
+            let Some(ActionParam::Text(t)) = c.actions[i].param.clone() else {
+                panic!("an input without a text: {:?}", c.actions[i]);
+            };
+            (page, c.keys[i], c.embeddings[i].clone(), t)
+        };
+        let (page, key, embedding, first) = typed(&mut a);
+        let start = texts.iter().position(|t| *t == first).unwrap();
+        for k in 1..=texts.len() {
+            a.count_typing(page, key);
+            let (p, kk, e, t) = typed(&mut a);
+            // The same action of the same page, with the same vector, types the next text.
+            assert_eq!((p, kk), (page, key));
+            assert_eq!(e, embedding);
+            assert_eq!(t, texts[(start + k) % texts.len()]);
+        }
     }
 
     #[test]
