@@ -19,7 +19,8 @@ use crate::{ActionKey, PageId};
 pub struct Frontier {
     /// The page each action led to the last time it ran, when that was another page.
     leads: HashMap<(PageId, ActionKey), PageId>,
-    /// Each page's promise, by page number; 0 for a page no decision was made on.
+    /// Each page's promise, by page number; 0 for a page no decision was made on. Long
+    /// enough for every page of `leads`.
     promise: Vec<f64>,
 }
 
@@ -32,10 +33,15 @@ impl Frontier {
 
     /// Sets `page`'s promise: the best chance among its candidates.
     pub fn set_promise(&mut self, page: PageId, promise: f64) {
+        self.cover(page);
+        self.promise[page.0] = promise;
+    }
+
+    /// Grows `promise` to hold `page` (0 until set).
+    fn cover(&mut self, page: PageId) {
         if self.promise.len() <= page.0 {
             self.promise.resize(page.0 + 1, 0.0);
         }
-        self.promise[page.0] = promise;
     }
 
     /// The promise of `page` as last set (0 when never set).
@@ -49,6 +55,7 @@ impl Frontier {
         if from == to {
             self.leads.remove(&(from, key));
         } else {
+            self.cover(from.max(to));
             self.leads.insert((from, key), to);
         }
     }
@@ -62,16 +69,8 @@ impl Frontier {
     /// along the recorded actions, each step discounted by [`Self::DECAY`] (its own
     /// promise at no step).
     pub fn reach(&self) -> Vec<f64> {
+        // `record` keeps `promise` long enough for every page an edge touches.
         let mut best = self.promise.clone();
-        let n = self
-            .leads
-            .iter()
-            .map(|((from, _), to)| from.0.max(to.0) + 1)
-            .max()
-            .unwrap_or(0);
-        if best.len() < n {
-            best.resize(n, 0.0);
-        }
         for _ in 0..Self::HOPS {
             let mut next = best.clone();
             for ((from, _), to) in &self.leads {
