@@ -55,6 +55,11 @@ struct Cli {
     /// led to another page to the best untried chance reachable through it.
     #[arg(long)]
     no_frontier: bool,
+    /// Keep one record per action of a page for the whole run, rather than counting an
+    /// action that once showed something new as untried again after another action
+    /// changed its page's state.
+    #[arg(long)]
+    no_state_refresh: bool,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -109,6 +114,7 @@ fn main() -> Result<()> {
         effect_prior: !cli.no_effect_prior,
         modal_focus: !cli.no_modal_focus,
         frontier: !cli.no_frontier,
+        state_refresh: !cli.no_state_refresh,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -82,6 +82,16 @@ pub struct AgentConfig {
     /// [`effect_prior`](Self::effect_prior). Default `true`; `false` weighs each action
     /// by its own record alone.
     pub frontier: bool,
+    /// When an action shows something new and the agent stays on the same page, the
+    /// page is in a new state, and its actions that once showed something new count as
+    /// untried again ([`EffectPrior::state_changed`]). Needs
+    /// [`effect_prior`](Self::effect_prior). Default `true`; `false` keeps one record
+    /// per action of a page for the whole run.
+    ///
+    /// The demo's bugs A and B need an action that was tried before to be tried again
+    /// in a new state of its page: Checkout once a coupon is applied, Undo after Select
+    /// all and Archive.
+    pub state_refresh: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -123,6 +133,7 @@ impl Default for AgentConfig {
             effect_prior: true,
             modal_focus: true,
             frontier: true,
+            state_refresh: true,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -963,6 +974,9 @@ impl PirlAgent {
         if self.config.effect_prior && !resize {
             let widget = prev.target.map(|(_, k)| k);
             self.prior.record(prev.page, prev.key, widget, novel);
+            if self.config.state_refresh && novel && page == prev.page {
+                self.prior.state_changed(page);
+            }
             if self.config.frontier {
                 self.frontier.record(prev.page, prev.key, page);
                 let mine = self.prior.chance(prev.page, prev.key, widget);

@@ -443,11 +443,20 @@ pub fn had_effect(
 /// come first, which helps the agent find the one button of a modal dialog that closes
 /// it among a hundred candidates that do nothing.
 ///
+/// A page's state can change while it stays the same page: a coupon applied in a cart, a
+/// list with every item selected. What its actions did was learnt in the state before
+/// ([`state_changed`](Self::state_changed)). An action that once showed something new
+/// counts as untried again in the new state, since it may now show something else (the
+/// checkout of a cart with a coupon). An action that never showed anything keeps its
+/// record: a right click on a label does nothing in either state.
+///
 /// [`AgentConfig::effect_prior`]: crate::AgentConfig::effect_prior
 #[derive(Debug, Clone, Default)]
 pub struct EffectPrior {
     by_kind: HashMap<(ActionKind, Option<WidgetKind>), Tally>,
     by_action: HashMap<(PageId, ActionKey), Tally>,
+    /// How many times each page's state changed ([`Self::state_changed`]).
+    states: HashMap<PageId, u32>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -455,12 +464,23 @@ struct Tally {
     tried: u32,
     /// Tries that showed a screen not seen before.
     novel: u32,
+    /// The page state (`EffectPrior::states`) in which `tried` and `novel` were counted.
+    state: u32,
+    /// Whether any try, in any state, showed a screen not seen before.
+    ever_novel: bool,
 }
 
 impl Tally {
     fn add(&mut self, novel: bool) {
         self.tried += 1;
         self.novel += u32::from(novel);
+        self.ever_novel |= novel;
+    }
+
+    /// Whether the counts are of an earlier state than `state` and the action once showed
+    /// something new: then it counts as untried.
+    fn stale(self, state: u32) -> bool {
+        self.state < state && self.ever_novel
     }
 
     fn chance(self) -> f64 {
@@ -485,7 +505,25 @@ impl EffectPrior {
             .entry((key.kind, widget))
             .or_default()
             .add(novel);
-        self.by_action.entry((page, key)).or_default().add(novel);
+        let state = self.state_of(page);
+        let tally = self.by_action.entry((page, key)).or_default();
+        if tally.stale(state) {
+            tally.tried = 0;
+            tally.novel = 0;
+        }
+        tally.state = state;
+        tally.add(novel);
+    }
+
+    /// Records that an action on `page` showed something new and left the agent on the
+    /// same page: the page is in a new state, and its actions that once showed something
+    /// new count as untried again.
+    pub fn state_changed(&mut self, page: PageId) {
+        *self.states.entry(page).or_default() += 1;
+    }
+
+    fn state_of(&self, page: PageId) -> u32 {
+        self.states.get(&page).copied().unwrap_or_default()
     }
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
@@ -497,8 +535,10 @@ impl EffectPrior {
             .unwrap_or_default()
             .chance();
         match self.by_action.get(&(page, key)) {
-            Some(t) => kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2),
-            None => kind,
+            Some(t) if !t.stale(self.state_of(page)) => {
+                kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2)
+            }
+            _ => kind,
         }
     }
 }
@@ -664,6 +704,47 @@ mod tests {
         assert!((prior.chance(PageId(9), click, button) - 2.0 / 3.0).abs() < 1e-12);
         // An action that showed something new each time keeps its kind's chance.
         assert!((prior.chance(PageId(1), click, button) - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_new_state_of_a_page_makes_its_effective_actions_untried_again() {
+        let key = |target| ActionKey {
+            kind: ActionKind::Click,
+            target: Some(target),
+            variant: 0,
+        };
+        let button = Some(WidgetKind::Button);
+        let (page, other) = (PageId(0), PageId(1));
+        let mut prior = EffectPrior::default();
+        let (checkout, label) = (key(0), key(1));
+        // Checkout showed a message once and nothing the second time; the label never
+        // did anything.
+        prior.record(page, checkout, button, true);
+        prior.record(page, checkout, button, false);
+        prior.record(page, label, button, false);
+        prior.record(other, checkout, button, true);
+        prior.record(other, checkout, button, false);
+        // Kind: 2 novel of 5 tries, 3 / 7.
+        let kind = 3.0 / 7.0;
+        let before = prior.chance(page, checkout, button);
+        assert!((before - kind * (2.0f64 / 3.0).powi(2)).abs() < 1e-12);
+        let idle = prior.chance(page, label, button);
+        assert!((idle - kind / 4.0).abs() < 1e-12);
+
+        prior.state_changed(page);
+        // Checkout counts as untried in the new state; the label keeps its record, and
+        // the same action on another page is not touched.
+        assert!((prior.chance(page, checkout, button) - kind).abs() < 1e-12);
+        assert!((prior.chance(page, label, button) - idle).abs() < 1e-12);
+        assert!((prior.chance(other, checkout, button) - before).abs() < 1e-12);
+
+        // Tried in the new state, it is counted afresh there: one idle try, a quarter.
+        prior.record(page, checkout, button, false);
+        let kind = 3.0 / 8.0;
+        assert!((prior.chance(page, checkout, button) - kind / 4.0).abs() < 1e-12);
+        // It showed something new once, so the next state makes it untried again.
+        prior.state_changed(page);
+        assert!((prior.chance(page, checkout, button) - kind).abs() < 1e-12);
     }
 
     #[test]

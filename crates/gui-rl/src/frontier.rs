@@ -69,11 +69,23 @@ impl Frontier {
     /// along the recorded actions, each step discounted by [`Self::DECAY`] (its own
     /// promise at no step).
     pub fn reach(&self) -> Vec<f64> {
+        self.reach_avoiding(None)
+    }
+
+    /// [`reach`](Self::reach) on routes that do not pass through `avoid`, whose own
+    /// promise counts as 0: what can be found elsewhere than on `avoid`.
+    pub fn reach_avoiding(&self, avoid: Option<PageId>) -> Vec<f64> {
         // `record` keeps `promise` long enough for every page an edge touches.
         let mut best = self.promise.clone();
+        if let Some(p) = avoid.filter(|p| p.0 < best.len()) {
+            best[p.0] = 0.0;
+        }
         for _ in 0..Self::HOPS {
             let mut next = best.clone();
             for ((from, _), to) in &self.leads {
+                if Some(*from) == avoid || Some(*to) == avoid {
+                    continue;
+                }
                 let via = Self::DECAY * best[to.0];
                 if via > next[from.0] {
                     next[from.0] = via;
@@ -88,13 +100,16 @@ impl Frontier {
     }
 
     /// Raises each of `page`'s candidates (`keys`, with their `chances`) that led to
-    /// another page to what can be reached through it, `DECAY · reach` of that page, when
-    /// that is more than its own chance.
+    /// another page to what can be reached through it without coming back,
+    /// `DECAY · reach` of that page avoiding `page`, when that is more than its own
+    /// chance. A round trip to a dialog and back is worth what the dialog itself still
+    /// offers, not what `page` does: `page`'s own actions are there to be chosen
+    /// directly.
     pub fn boost(&self, page: PageId, keys: &[ActionKey], chances: &mut [f64]) {
         if self.leads.is_empty() {
             return;
         }
-        let reach = self.reach();
+        let reach = self.reach_avoiding(Some(page));
         for (key, chance) in keys.iter().zip(chances.iter_mut()) {
             if let Some(to) = self.leads_to(page, *key) {
                 let via = Self::DECAY * reach.get(to.0).copied().unwrap_or(0.0);
@@ -160,6 +175,33 @@ mod tests {
         let reach = f.reach();
         assert!(close(reach[0], 0.1));
         assert!(close(reach[1], 0.08));
+    }
+
+    #[test]
+    fn a_round_trip_is_worth_what_lies_elsewhere() {
+        let mut f = Frontier::default();
+        // A page with untried actions (0) opens a dialog (1) that only closes back to it,
+        // and leads to a form (2) that goes on to a result page (3) and back home.
+        f.record(PageId(0), click(0), PageId(1));
+        f.record(PageId(1), click(0), PageId(0));
+        f.record(PageId(0), click(1), PageId(2));
+        f.record(PageId(2), click(0), PageId(3));
+        f.record(PageId(2), click(1), PageId(0));
+        f.set_promise(PageId(0), 0.5);
+        f.set_promise(PageId(1), 0.05);
+        f.set_promise(PageId(2), 0.1);
+        f.set_promise(PageId(3), 0.2);
+        // Seen from anywhere, the dialog reaches page 0's promise.
+        assert!(close(f.reach()[1], 0.4));
+        // On page 0, opening the dialog is worth the dialog's own promise, and the form
+        // what lies beyond it.
+        let mut chances = [0.01, 0.01];
+        f.boost(PageId(0), &[click(0), click(1)], &mut chances);
+        assert!(close(chances[0], 0.8 * 0.05));
+        assert!(close(chances[1], 0.8 * 0.8 * 0.2));
+        let avoiding = f.reach_avoiding(Some(PageId(0)));
+        assert!(close(avoiding[0], 0.0));
+        assert!(close(avoiding[2], 0.16));
     }
 
     #[test]
