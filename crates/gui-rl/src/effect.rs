@@ -394,7 +394,9 @@ pub(crate) fn inside(widget: Rect, dialog: Rect) -> bool {
 ///
 /// The screen changed when its size changed, or when more than [`SEEN_SHARE`] of it
 /// changed outside the target and `left`, both grown by [`TARGET_MARGIN`]
-/// ([`SELECTION_SHARE`] for a double or long click, which selects text). A change inside
+/// ([`SELECTION_SHARE`] for a double or long click, which selects text, and for a drag
+/// that starts on a widget that does not show its own state, which sweeps a selection
+/// over the text it crosses). A change inside
 /// the target alone counts for typed text and for clicks on widgets that
 /// [show their own state](shows_own_state); on a button or a label it is the pointer's
 /// hover or press tint, and a double or long click in a text field selects a word of it.
@@ -413,7 +415,10 @@ pub fn had_effect(
         .map(grown)
         .collect();
     let selecting = matches!(kind, ActionKind::DoubleClick | ActionKind::LongClick);
-    let selects = selecting && !target.is_some_and(|(_, w)| shows_own_state(w));
+    // A drag from a label or a button sweeps a text selection over what it crosses; a
+    // drag on a slider or a switch moves it.
+    let sweeps = kind == ActionKind::Drag;
+    let selects = (selecting || sweeps) && !target.is_some_and(|(_, w)| shows_own_state(w));
     let share = if selects { SELECTION_SHARE } else { SEEN_SHARE };
     if before.changed_outside_all(after, &except) > share {
         return true;
@@ -807,6 +812,36 @@ mod tests {
             None
         ));
         assert!(had_effect(&plain, &word, ActionKind::Input, target, None));
+    }
+
+    #[test]
+    fn a_drag_that_selects_text_is_no_effect_and_one_that_moves_a_slider_is() {
+        // A drag from a title sweeps a highlight over a word of a dialog beside it.
+        let title = Rect::new(18, 22, 124, 19);
+        let word = Rect::new(445, 313, 62, 34);
+        let before = screen(1280, 800, &[]);
+        let after = screen(1280, 800, &[(word, [50, 100, 200])]);
+        let target = Some((title, WidgetKind::TextView));
+        assert!(!had_effect(
+            &before,
+            &after,
+            ActionKind::Drag,
+            target,
+            None
+        ));
+        // A click that changes as much is an effect, and so is a drag that moves a box.
+        assert!(had_effect(&before, &after, ActionKind::Click, target, None));
+        let moved = screen(
+            1280,
+            800,
+            &[(Rect::new(300, 300, 150, 150), [200, 120, 40])],
+        );
+        assert!(had_effect(&before, &moved, ActionKind::Drag, target, None));
+        // A slider's thumb moves inside the slider: its new state.
+        let slider = Rect::new(100, 600, 300, 20);
+        let thumb = screen(1280, 800, &[(Rect::new(300, 602, 16, 16), [30, 90, 200])]);
+        let target = Some((slider, WidgetKind::SeekBar));
+        assert!(had_effect(&before, &thumb, ActionKind::Drag, target, None));
     }
 
     #[test]
