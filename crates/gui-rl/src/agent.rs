@@ -591,7 +591,8 @@ impl PirlAgent {
             Some(d) => self.dialog_view(&read.view, d, read.size)?,
             None => read.view,
         };
-        let (page, candidates) = self.observe(worker, view, platform, supported, dialog.is_some())?;
+        let (page, candidates) =
+            self.observe(worker, view, platform, supported, dialog.is_some())?;
         self.stats.dialog_steps += u64::from(dialog.is_some());
         let after = After {
             page,

@@ -822,13 +822,7 @@ mod tests {
         let before = screen(1280, 800, &[]);
         let after = screen(1280, 800, &[(word, [50, 100, 200])]);
         let target = Some((title, WidgetKind::TextView));
-        assert!(!had_effect(
-            &before,
-            &after,
-            ActionKind::Drag,
-            target,
-            None
-        ));
+        assert!(!had_effect(&before, &after, ActionKind::Drag, target, None));
         // A click that changes as much is an effect, and so is a drag that moves a box.
         assert!(had_effect(&before, &after, ActionKind::Click, target, None));
         let moved = screen(
