@@ -35,6 +35,10 @@ struct Cli {
     /// Softmax temperature of the Boltzmann policy.
     #[arg(long, default_value_t = AgentConfig::default().temperature, allow_hyphen_values = true)]
     temperature: f64,
+    /// Divide each choice's Q-values by their spread over the screen's candidates, so
+    /// that --temperature is in units of that spread.
+    #[arg(long)]
+    spread_scale: bool,
     /// Discount γ of the Q-learning target (Eq. 3).
     #[arg(long, default_value_t = AgentConfig::default().gamma, allow_hyphen_values = true)]
     gamma: f64,
@@ -60,6 +64,10 @@ struct Cli {
     /// changed its page's state.
     #[arg(long)]
     no_state_refresh: bool,
+    /// At a window size other than the start size, the share of the choice that goes to
+    /// the resizes leading back to it (0 to 1; 0: resizes weigh as other actions do).
+    #[arg(long, default_value_t = AgentConfig::default().resize_return)]
+    resize_return: f64,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -109,12 +117,14 @@ fn main() -> Result<()> {
     let mut config = AgentConfig {
         seed: cli.run.seed,
         temperature: cli.temperature,
+        spread_scale: cli.spread_scale,
         gamma: cli.gamma,
         idle_reward: cli.idle_reward.0,
         effect_prior: !cli.no_effect_prior,
         modal_focus: !cli.no_modal_focus,
         frontier: !cli.no_frontier,
         state_refresh: !cli.no_state_refresh,
+        resize_return: cli.resize_return,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -67,6 +67,18 @@ pub const BACKDROP_MIN_SIDE: u32 = 48;
 /// Share of the screen that must change when a backdrop comes.
 pub const BACKDROP_MIN_CHANGED: f64 = 0.3;
 
+/// Share of a screen's edge row of cells that must stand out from the row's most common
+/// brightness for the page to go on past that edge ([`ScreenPrint::cut_at_bottom`]): 1 %,
+/// about 13 px of a 1280-px row. The one-pixel side borders of a card cut by the edge
+/// make 2 cells of 320 and do not count; the demo form's half-hidden Submit button makes
+/// 30.
+pub const CUT_SHARE: f64 = 0.01;
+
+/// How far, in brightness levels (of 255), a cell of an edge row may be from the row's
+/// most common brightness and still count as the same flat colour: a gentle background
+/// gradient stays within it, a one-pixel grey border in a 4-px cell (about 10) does not.
+pub const CUT_TOLERANCE: u8 = 8;
+
 /// How far around the target widget its own changes may reach (hover shadows, focus
 /// rings), in pixels.
 pub const TARGET_MARGIN: u32 = 8;
@@ -127,6 +139,39 @@ impl ScreenPrint {
             .flat_map(|row| (c0..c1).map(move |col| (row * self.cols + col) as usize))
             .map(|i| self.luma[i] >> 4);
         fnv1a(place.into_iter().flatten().chain(cells))
+    }
+
+    /// Whether the screen's last row of cells shows content, not one flat colour: the
+    /// page goes on below the screen's edge (a form whose Submit button is cut off), and
+    /// scrolling down may show more ([`CUT_SHARE`]).
+    pub fn cut_at_bottom(&self) -> bool {
+        self.rows > 0 && self.row_shows_content(self.rows - 1)
+    }
+
+    /// [`cut_at_bottom`](Self::cut_at_bottom) for the first row: the page goes on above.
+    /// A header fixed at the top shows a flat colour there, so this says nothing on
+    /// pages that have one.
+    pub fn cut_at_top(&self) -> bool {
+        self.rows > 0 && self.row_shows_content(0)
+    }
+
+    /// Whether more than [`CUT_SHARE`] of row `row`'s cells differ by more than
+    /// [`CUT_TOLERANCE`] from the row's most common brightness.
+    fn row_shows_content(&self, row: u32) -> bool {
+        let start = (row * self.cols) as usize;
+        let cells = &self.luma[start..start + self.cols as usize];
+        let mut counts = [0u32; 256];
+        for l in cells {
+            counts[usize::from(*l)] += 1;
+        }
+        let mode = (0..256)
+            .max_by_key(|l| (counts[*l], usize::MAX - l))
+            .unwrap_or(0) as u8;
+        let differ = cells
+            .iter()
+            .filter(|l| l.abs_diff(mode) > CUT_TOLERANCE)
+            .count();
+        differ as f64 > CUT_SHARE * cells.len() as f64
     }
 
     /// Size of the screen it was made from, in pixels.
@@ -435,12 +480,35 @@ pub fn had_effect(
     }
 }
 
+/// What an action's record is kept by, beside its kind: the kind of the widget it is aimed
+/// at, and for a scroll whether the screen shows more in its direction. Every record of
+/// the same action kind and aim is one tally ([`EffectPrior`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Aim {
+    /// The target widget's kind; `None` for page and system actions.
+    pub widget: Option<WidgetKind>,
+    /// Whether the action scrolls toward content that the screen's edge cuts off
+    /// ([`ScreenPrint::cut_at_bottom`], [`ScreenPrint::cut_at_top`]). Scrolls of a page
+    /// that ends on the screen do nothing, and on most pages of most apps that is all
+    /// scrolls do; learnt together, a long form's hidden Submit button would stay hidden.
+    pub beyond: bool,
+}
+
+impl From<Option<WidgetKind>> for Aim {
+    fn from(widget: Option<WidgetKind>) -> Self {
+        Self {
+            widget,
+            beyond: false,
+        }
+    }
+}
+
 /// How often actions showed something new, learnt during the run: per action kind and
 /// target widget kind, and per action of a page. The agent multiplies each candidate's
 /// softmax term by [`chance`](Self::chance) ([`AgentConfig::effect_prior`]).
 ///
-/// The record of an action kind on a widget kind (all right clicks on buttons, say) is
-/// Laplace's rule, `p = (novel + 1) / (tried + 2)`: it starts at 1/2 and never reaches
+/// The record of an action kind on an [`Aim`] (all right clicks on buttons, say, or all
+/// scrolls toward a part of the page the screen cuts off) is Laplace's rule, `p = (novel + 1) / (tried + 2)`: it starts at 1/2 and never reaches
 /// 0 or 1, so a rare effect can still be found, and what is learnt on one page carries to
 /// the next. A page's own action, once tried, scales that by its own record,
 /// `p · ((novel + 1) / (tried + 1))²`: an action that showed nothing new once counts a
@@ -458,7 +526,7 @@ pub fn had_effect(
 /// [`AgentConfig::effect_prior`]: crate::AgentConfig::effect_prior
 #[derive(Debug, Clone, Default)]
 pub struct EffectPrior {
-    by_kind: HashMap<(ActionKind, Option<WidgetKind>), Tally>,
+    by_kind: HashMap<(ActionKind, Aim), Tally>,
     by_action: HashMap<(PageId, ActionKey), Tally>,
     /// How many times each page's state changed ([`Self::state_changed`]).
     states: HashMap<PageId, u32>,
@@ -497,17 +565,11 @@ impl EffectPrior {
     /// The chance of an action nothing is known about.
     pub const UNTRIED: f64 = 0.5;
 
-    /// Records that `key` on `page`, aimed at a widget of kind `widget` (`None` for page
-    /// and system actions), did or did not show a screen not seen before.
-    pub fn record(
-        &mut self,
-        page: PageId,
-        key: ActionKey,
-        widget: Option<WidgetKind>,
-        novel: bool,
-    ) {
+    /// Records that `key` on `page` with `aim` (a widget's kind, `None` for page and
+    /// system actions, or an [`Aim`]) did or did not show a screen not seen before.
+    pub fn record(&mut self, page: PageId, key: ActionKey, aim: impl Into<Aim>, novel: bool) {
         self.by_kind
-            .entry((key.kind, widget))
+            .entry((key.kind, aim.into()))
             .or_default()
             .add(novel);
         let state = self.state_of(page);
@@ -532,10 +594,10 @@ impl EffectPrior {
     }
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
-    pub fn chance(&self, page: PageId, key: ActionKey, widget: Option<WidgetKind>) -> f64 {
+    pub fn chance(&self, page: PageId, key: ActionKey, aim: impl Into<Aim>) -> f64 {
         let kind = self
             .by_kind
-            .get(&(key.kind, widget))
+            .get(&(key.kind, aim.into()))
             .copied()
             .unwrap_or_default()
             .chance();
@@ -678,6 +740,53 @@ mod tests {
             target,
             None
         ));
+    }
+
+    #[test]
+    fn a_page_cut_off_by_the_screen_edge_shows_there_and_a_card_border_does_not() {
+        // A card whose one-pixel grey sides run past the bottom edge: nothing cut.
+        let sides = [
+            (Rect::new(176, 120, 1, 680), [200, 200, 200]),
+            (Rect::new(1103, 120, 1, 680), [200, 200, 200]),
+        ];
+        let card = screen(1280, 800, &sides);
+        assert!(!card.cut_at_bottom());
+        assert!(!screen(1280, 800, &[]).cut_at_bottom());
+        // The same card with a button half below the edge, as the demo's form at 1280x800.
+        let mut form = sides.to_vec();
+        form.push((Rect::new(197, 781, 120, 19), [30, 90, 200]));
+        let form = screen(1280, 800, &form);
+        assert!(form.cut_at_bottom());
+        assert!(!form.cut_at_top());
+        // A dark header across the top is one flat colour; text at the very top is not.
+        let header = screen(1280, 800, &[(Rect::new(0, 0, 1280, 62), [35, 45, 60])]);
+        assert!(!header.cut_at_top());
+        let text = screen(1280, 800, &[(Rect::new(40, 0, 300, 3), [20, 20, 20])]);
+        assert!(text.cut_at_top());
+    }
+
+    #[test]
+    fn scrolls_toward_a_cut_off_page_keep_a_record_of_their_own() {
+        let swipe = ActionKey {
+            kind: ActionKind::Swipe,
+            target: None,
+            variant: 0,
+        };
+        let beyond = Aim {
+            widget: None,
+            beyond: true,
+        };
+        let mut prior = EffectPrior::default();
+        // Ten pages that end on the screen: their scrolls showed nothing.
+        for page in 0..10 {
+            prior.record(PageId(page), swipe, None, false);
+        }
+        assert!((prior.chance(PageId(10), swipe, None) - 1.0 / 12.0).abs() < 1e-12);
+        // A page cut off at the bottom: its scroll is still a fair chance.
+        assert_eq!(prior.chance(PageId(10), swipe, beyond), 0.5);
+        prior.record(PageId(10), swipe, beyond, true);
+        assert!((prior.chance(PageId(11), swipe, beyond) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((prior.chance(PageId(11), swipe, None) - 1.0 / 12.0).abs() < 1e-12);
     }
 
     #[test]

@@ -13,6 +13,10 @@ use crate::{Error, Result};
 pub struct BoltzmannPolicy {
     temperature: f64,
     system_weight: f64,
+    /// Whether the weighted Q-values are divided by their spread over the screen's
+    /// candidates before the softmax ([`Self::with_spread_scale`]).
+    #[serde(default)]
+    spread_scale: bool,
 }
 
 impl Default for BoltzmannPolicy {
@@ -21,6 +25,7 @@ impl Default for BoltzmannPolicy {
         Self {
             temperature: 1.0,
             system_weight: 0.5,
+            spread_scale: false,
         }
     }
 }
@@ -54,6 +59,24 @@ impl BoltzmannPolicy {
         Ok(self)
     }
 
+    /// With `on`, the weighted Q-values of one choice are divided by their standard
+    /// deviation over the candidates before the softmax, so the temperature is in units
+    /// of the screen's own spread: `p_i ∝ exp((w_i·Q_i − max) / (σ · T))`. Candidates
+    /// whose values are all equal are then equally likely (before the prior).
+    ///
+    /// A DQN's values change scale as it learns: on the demo app they start near 0 and
+    /// reach 5 to 9 within a few hundred steps, while their spread over one screen's
+    /// candidates is 0.4 to 0.9, mostly the network's error. At a fixed temperature the
+    /// same policy is then nearly uniform at first and nearly greedy later.
+    pub fn with_spread_scale(mut self, on: bool) -> Self {
+        self.spread_scale = on;
+        self
+    }
+
+    pub fn spread_scale(&self) -> bool {
+        self.spread_scale
+    }
+
     pub fn temperature(&self) -> f64 {
         self.temperature
     }
@@ -79,7 +102,8 @@ impl BoltzmannPolicy {
     }
 
     /// Execution probability of each action: `softmax(w_i · Q_i / T)`, computed after
-    /// subtracting the maximum so large Q-values cannot overflow. `q_values[i]` is the
+    /// subtracting the maximum so large Q-values cannot overflow (and divided by their
+    /// spread first with [`Self::with_spread_scale`]). `q_values[i]` is the
     /// Q-value of an action of kind `kinds[i]`. The result sums to 1 unless empty.
     ///
     /// Fails when the two slices differ in length or a Q-value is not finite.
@@ -130,6 +154,15 @@ impl BoltzmannPolicy {
             .map(|(&q, &k)| self.weighted(q, k))
             .collect();
         let max = weighted.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let scale = if self.spread_scale {
+            let n = weighted.len() as f64;
+            let mean = weighted.iter().sum::<f64>() / n;
+            let var = weighted.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / n;
+            // Equal values (σ = 0) stay equal whatever the divisor.
+            if var > 0.0 { var.sqrt() } else { 1.0 }
+        } else {
+            1.0
+        };
         let exps: Vec<f64> = if self.temperature == 0.0 {
             weighted
                 .iter()
@@ -138,7 +171,7 @@ impl BoltzmannPolicy {
         } else {
             weighted
                 .iter()
-                .map(|&w| ((w - max) / self.temperature).exp())
+                .map(|&w| ((w - max) / (scale * self.temperature)).exp())
                 .collect()
         };
         let exps: Vec<f64> = match prior {
@@ -265,6 +298,29 @@ mod tests {
         let p = BoltzmannPolicy::default();
         let probs = p.probabilities(&[-1.0, -1.0], &[CLICK, BACK]).unwrap();
         assert!(close(probs[0], 1.0 / (1.0 + (-1.0f64).exp())), "{probs:?}");
+    }
+
+    #[test]
+    fn with_the_spread_scale_only_the_shape_of_the_q_values_counts() {
+        let policy = BoltzmannPolicy::new(1.0).unwrap().with_spread_scale(true);
+        let kinds = [CLICK; 3];
+        let small = policy.probabilities(&[0.1, 0.2, 0.4], &kinds).unwrap();
+        // The same values stretched and shifted, as a network's later in a run.
+        let large = policy.probabilities(&[6.2, 6.4, 6.8], &kinds).unwrap();
+        // Equal up to the rounding of the values as f32.
+        for (a, b) in small.iter().zip(&large) {
+            assert!((a - b).abs() < 1e-6, "{small:?} vs {large:?}");
+        }
+        // σ of (0.1, 0.2, 0.4) is 0.1247: the best is e^(0.2 / 0.1247) ≈ 4.97 times the
+        // middle one.
+        assert!((small[2] / small[1] - (0.2f64 / 0.124_721_9).exp()).abs() < 1e-4);
+        // Without it, the plain softmax of the larger values is much sharper.
+        let plain = BoltzmannPolicy::new(0.1).unwrap();
+        let sharp = plain.probabilities(&[6.2, 6.4, 6.8], &kinds).unwrap();
+        assert!(sharp[2] > 0.95 && large[2] < 0.8, "{sharp:?} {large:?}");
+        // Equal values are equally likely.
+        let equal = policy.probabilities(&[3.0, 3.0, 3.0], &kinds).unwrap();
+        assert!(equal.iter().all(|p| close(*p, 1.0 / 3.0)));
     }
 
     #[test]
