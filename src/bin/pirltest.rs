@@ -64,6 +64,10 @@ struct Cli {
     /// changed its page's state.
     #[arg(long)]
     no_state_refresh: bool,
+    /// Judge whether an action that stays on its page showed something new by the whole
+    /// screen, rather than by the part of it the action changed.
+    #[arg(long)]
+    whole_screen_novelty: bool,
     /// At a window size other than the start size, the share of the choice that goes to
     /// the resizes leading back to it (0 to 1; 0: resizes weigh as other actions do).
     #[arg(long, default_value_t = AgentConfig::default().resize_return)]
@@ -125,6 +129,7 @@ fn main() -> Result<()> {
         frontier: !cli.no_frontier,
         state_refresh: !cli.no_state_refresh,
         resize_return: cli.resize_return,
+        local_novelty: !cli.whole_screen_novelty,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

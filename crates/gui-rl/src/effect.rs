@@ -210,6 +210,38 @@ impl ScreenPrint {
         changed as f64 / counted.max(1) as f64
     }
 
+    /// The box around every cell that differs between the two screens, leaving out the
+    /// cells that touch any of `except`; `None` when none differs or the sizes differ.
+    pub fn changed_box(&self, other: &ScreenPrint, except: &[Rect]) -> Option<Rect> {
+        if self.size() != other.size() {
+            return None;
+        }
+        let skip: Vec<(u32, u32, u32, u32)> = except.iter().map(|r| self.cells_of(*r)).collect();
+        let (mut c0, mut r0, mut c1, mut r1) = (u32::MAX, u32::MAX, 0, 0);
+        for row in 0..self.rows {
+            for col in 0..self.cols {
+                let i = (row * self.cols + col) as usize;
+                if self.luma[i].abs_diff(other.luma[i]) <= LUMA_TOLERANCE
+                    || skip
+                        .iter()
+                        .any(|&(a, b, c, d)| (a..c).contains(&col) && (b..d).contains(&row))
+                {
+                    continue;
+                }
+                (c0, r0, c1, r1) = (c0.min(col), r0.min(row), c1.max(col + 1), r1.max(row + 1));
+            }
+        }
+        (c1 > 0).then(|| {
+            let (x, y) = (c0 * Self::CELL, r0 * Self::CELL);
+            Rect::new(
+                x as i32,
+                y as i32,
+                ((c1 - c0) * Self::CELL).min(self.width - x),
+                ((r1 - r0) * Self::CELL).min(self.height - y),
+            )
+        })
+    }
+
     /// Whether any cell touching `rect` changed; `true` when the sizes differ.
     pub fn changed_inside(&self, other: &ScreenPrint, rect: Rect) -> bool {
         if self.size() != other.size() {
