@@ -68,10 +68,10 @@ struct Cli {
     /// screen, rather than by the part of it the action changed.
     #[arg(long)]
     whole_screen_novelty: bool,
-    /// At a window size other than the start size, the share of the choice that goes to
-    /// the resizes leading back to it (0 to 1; 0: resizes weigh as other actions do).
-    #[arg(long, default_value_t = AgentConfig::default().resize_return)]
-    resize_return: f64,
+    /// The largest share of decisions made at a window size other than the start size
+    /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
+    #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
+    resize_budget: f64,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -128,7 +128,7 @@ fn main() -> Result<()> {
         modal_focus: !cli.no_modal_focus,
         frontier: !cli.no_frontier,
         state_refresh: !cli.no_state_refresh,
-        resize_return: cli.resize_return,
+        resize_budget: cli.resize_budget,
         local_novelty: !cli.whole_screen_novelty,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.

@@ -99,19 +99,18 @@ pub struct AgentConfig {
     /// in a new state of its page: Checkout once a coupon is applied, Undo after Select
     /// all and Archive.
     pub state_refresh: bool,
-    /// At a window size other than the one the run started at, the share of the choice
-    /// (before the Q-values) that goes to the resizes that lead back to the start size,
-    /// or to every resize while none is known to. 0 turns it off: resizes then weigh
-    /// the screen's other actions on average at any size. Needs
-    /// [`effect_prior`](Self::effect_prior). Default 0.2.
+    /// The largest share of the decisions that may be made at a window size other than
+    /// the one the run started at. Once it is spent, resizes are no candidates at the
+    /// start size, and elsewhere the resizes that lead back to it (or every resize,
+    /// while none is known to) are the only ones. Default 0.1; 1 sets no limit.
     ///
-    /// At another size every page is a page not seen before, and every screen is new,
-    /// so the effect prior, the frontier and Eq. 1 all make staying there pay, while
-    /// the app behind the pixels does the same as at the start size. Demo runs of the
-    /// agent without it spent 50 to 70 % of their 500 steps at half width or half size
-    /// and found there about a fifth of the functions they found at the start size per
-    /// step.
-    pub resize_return: f64,
+    /// At another size every page is a page not seen before and every screen is new, so
+    /// Eq. 1, the effect prior and the frontier all make staying there pay, while the
+    /// app behind the pixels does what it does at the start size. Demo runs of the agent
+    /// without a limit made 50 to 70 % of their 500 decisions at half width or half
+    /// size, and found there a fifth of the functions per step that they found at the
+    /// start size.
+    pub resize_budget: f64,
     /// When an action leaves the agent on the same page, whether it showed something new
     /// is judged by the part of the screen it changed, not by the whole screen. Default
     /// `true`; `false` judges every action by the whole screen.
@@ -165,7 +164,7 @@ impl Default for AgentConfig {
             modal_focus: true,
             frontier: true,
             state_refresh: true,
-            resize_return: 0.2,
+            resize_budget: 0.1,
             local_novelty: true,
             train_every: 1,
             train_samples: 64,
@@ -192,10 +191,10 @@ impl AgentConfig {
         if !(0.0..=1.0).contains(&self.gamma) {
             return fail("gamma", format!("must be in [0, 1], got {}", self.gamma));
         }
-        if !(0.0..1.0).contains(&self.resize_return) {
+        if !(0.0..=1.0).contains(&self.resize_budget) {
             return fail(
-                "resize_return",
-                format!("must be in [0, 1), got {}", self.resize_return),
+                "resize_budget",
+                format!("must be in [0, 1], got {}", self.resize_budget),
             );
         }
         if self.train_every == 0 {
@@ -262,6 +261,10 @@ pub struct AgentStats {
     /// ([`AgentConfig::modal_focus`]).
     #[serde(default)]
     pub dialog_steps: u64,
+    /// Decisions made at a window size other than the first screen's
+    /// ([`AgentConfig::resize_budget`]).
+    #[serde(default)]
+    pub away_steps: u64,
     pub timings: AgentTimings,
 }
 
@@ -316,11 +319,11 @@ impl Candidates {
         self.embeddings.push(embedding);
     }
 
-    /// Keeps the candidates whose action passes `keep`.
-    fn retain(&mut self, keep: impl Fn(&Action) -> bool) {
+    /// Keeps the candidates whose action and key pass `keep`.
+    fn retain(&mut self, keep: impl Fn(&Action, &ActionKey) -> bool) {
         let all = std::mem::take(self);
         for ((a, k), e) in all.actions.into_iter().zip(all.keys).zip(all.embeddings) {
-            if keep(&a) {
+            if keep(&a, &k) {
                 self.push(a, k, e);
             }
         }
@@ -450,7 +453,7 @@ pub struct PirlAgent {
     /// Hashes of the parts of screens that actions changed while the agent stayed on its
     /// page ([`AgentConfig::local_novelty`]).
     regions_seen: HashSet<u64>,
-    /// The size of each worker's first screen ([`AgentConfig::resize_return`]).
+    /// The size of each worker's first screen ([`AgentConfig::resize_budget`]).
     start_size: Vec<Option<(u32, u32)>>,
     /// The size each resize led to from each size, the last time it ran.
     resize_leads: HashMap<(ActionKey, (u32, u32)), (u32, u32)>,
@@ -658,8 +661,12 @@ impl PirlAgent {
             Some(d) => self.dialog_view(&read.view, d, read.size)?,
             None => read.view,
         };
-        let (page, candidates) =
+        let (page, mut candidates) =
             self.observe(worker, view, platform, supported, dialog.is_some())?;
+        let size = print.size();
+        let start = *slot(&mut self.start_size, worker).get_or_insert(size);
+        self.stats.away_steps += u64::from(size != start);
+        self.keep_size_budget(&mut candidates, size, start);
         self.stats.dialog_steps += u64::from(dialog.is_some());
         let after = After {
             page,
@@ -715,10 +722,6 @@ impl PirlAgent {
                     let promise = known.iter().copied().fold(0.0, f64::max);
                     self.frontier.set_promise(page, promise);
                     self.frontier.boost(page, &candidates.keys, &mut weights);
-                }
-                let start = *slot(&mut self.start_size, worker).get_or_insert(print.size());
-                if print.size() != start && self.config.resize_return > 0.0 {
-                    self.weigh_return(&candidates, print.size(), start, &mut weights);
                 }
                 weights
             });
@@ -806,40 +809,25 @@ impl PirlAgent {
         self.regions_seen.insert(after.coarse_hash_within(region))
     }
 
-    /// Gives the resizes among `candidates` that led from `size` to `start` the last
-    /// time, or every resize when none is known to, together
-    /// [`AgentConfig::resize_return`] of the weight ([`AgentConfig::resize_return`]).
-    fn weigh_return(
-        &self,
-        candidates: &Candidates,
-        size: (u32, u32),
-        start: (u32, u32),
-        weights: &mut [f64],
-    ) {
-        let resize: Vec<bool> = candidates.actions.iter().map(|a| resizes(a.kind)).collect();
-        let home: Vec<bool> = candidates
-            .keys
-            .iter()
-            .zip(&resize)
-            .map(|(k, r)| *r && self.resize_leads.get(&(*k, size)) == Some(&start))
-            .collect();
-        let chosen = if home.contains(&true) { home } else { resize };
-        let count = chosen.iter().filter(|c| **c).count();
-        let others: f64 = weights
-            .iter()
-            .zip(&chosen)
-            .filter(|(_, c)| !**c)
-            .map(|(w, _)| w)
-            .sum();
-        if count == 0 || others <= 0.0 {
+    /// Keeps the window size within [`AgentConfig::resize_budget`]: once
+    /// `stats.away_steps` (this decision included) exceed it, no resize at the start
+    /// size, and away from it only resizes back (those known to lead from `size` to
+    /// `start`, or else every resize). Leaves `candidates` whole when that would leave
+    /// none.
+    fn keep_size_budget(&self, candidates: &mut Candidates, size: (u32, u32), start: (u32, u32)) {
+        let budget = self.config.resize_budget * (self.stats.decisions + 1) as f64;
+        if self.config.resize_budget >= 1.0 || (self.stats.away_steps as f64) <= budget {
             return;
         }
-        let share = self.config.resize_return;
-        let each = share / (1.0 - share) * others / count as f64;
-        for (w, c) in weights.iter_mut().zip(&chosen) {
-            if *c {
-                *w = each;
-            }
+        if size == start {
+            candidates.retain(|a, _| !resizes(a.kind));
+            return;
+        }
+        let back = |k: &ActionKey| self.resize_leads.get(&(*k, size)) == Some(&start);
+        let known = candidates.keys.iter().any(back);
+        let keep = |a: &Action, k: &ActionKey| resizes(a.kind) && (!known || back(k));
+        if candidates.actions.iter().zip(&candidates.keys).any(|(a, k)| keep(a, k)) {
+            candidates.retain(keep);
         }
     }
 
@@ -954,7 +942,7 @@ impl PirlAgent {
         }
         let mut candidates = self.candidates(page, &view, &space)?;
         if in_dialog {
-            candidates.retain(|a| !resizes(a.kind));
+            candidates.retain(|a, _| !resizes(a.kind));
         }
         self.store.set_executable(page, candidates.actions.len())?;
         *slot(&mut self.last_seen, worker) = Some((page, view.widgets().to_vec()));
@@ -1409,34 +1397,45 @@ mod tests {
     }
 
     #[test]
-    fn away_from_the_start_size_the_resizes_back_share_a_fifth_of_the_choice() {
+    fn once_the_size_budget_is_spent_the_agent_goes_back_to_the_start_size() {
         let page = screen(&[(20, 20, 200, 40), (20, 100, 90, 40)]);
         let mut a = agent();
         let view = a.reader().read(&page).unwrap().view;
-        let (_, c) = a
+        let (_, all) = a
             .observe(0, view, Platform::Web, &ActionKind::ALL, false)
             .unwrap();
-        let share = |w: &[f64], pick: &dyn Fn(usize) -> bool| -> f64 {
-            let all: f64 = w.iter().sum();
-            (0..w.len()).filter(|i| pick(*i)).map(|i| w[i]).sum::<f64>() / all
-        };
         let (half, start) = ((320, 200), (640, 400));
-        // Nothing learnt yet: every resize may lead back, and they share 0.2.
-        let mut w = vec![1.0; c.actions.len()];
-        a.weigh_return(&c, half, start, &mut w);
-        let resize = |i: usize| resizes(c.actions[i].kind);
-        assert!((share(&w, &resize) - 0.2).abs() < 1e-12, "{w:?}");
-        assert!(c.actions.iter().filter(|x| resizes(x.kind)).count() > 1);
-        // Once the restoring window size is known, it alone gets the share.
-        let back = (0..c.actions.len())
-            .rfind(|i| c.actions[*i].kind == ActionKind::WindowSize)
+        let count = |c: &Candidates| c.actions.iter().filter(|x| resizes(x.kind)).count();
+        let resized = count(&all);
+        assert!(resized > 1 && resized < all.actions.len());
+        // 1 of 10 decisions away: within the budget, nothing changes anywhere.
+        a.stats.decisions = 9;
+        a.stats.away_steps = 1;
+        let mut c = all.clone();
+        a.keep_size_budget(&mut c, half, start);
+        assert_eq!(c.actions.len(), all.actions.len());
+        // 2 of 10: spent. At the start size no resize is offered.
+        a.stats.away_steps = 2;
+        let mut c = all.clone();
+        a.keep_size_budget(&mut c, start, start);
+        assert_eq!((count(&c), c.actions.len()), (0, all.actions.len() - resized));
+        // Away from it, every resize while none is known to lead back...
+        let mut c = all.clone();
+        a.keep_size_budget(&mut c, half, start);
+        assert_eq!((count(&c), c.actions.len()), (resized, resized));
+        // ...and the one that did, once known.
+        let back = (0..all.actions.len())
+            .rfind(|i| all.actions[*i].kind == ActionKind::WindowSize)
             .unwrap();
-        a.resize_leads.insert((c.keys[back], half), start);
-        let mut w = vec![1.0; c.actions.len()];
-        a.weigh_return(&c, half, start, &mut w);
-        assert!((share(&w, &|i| i == back) - 0.2).abs() < 1e-12, "{w:?}");
-        let others = (0..w.len()).filter(|i| *i != back);
-        assert!(others.map(|i| w[i]).all(|x| x == 1.0));
+        a.resize_leads.insert((all.keys[back], half), start);
+        let mut c = all.clone();
+        a.keep_size_budget(&mut c, half, start);
+        assert_eq!(c.keys, vec![all.keys[back]]);
+        // With no limit, nothing is ever held back.
+        a.config.resize_budget = 1.0;
+        let mut c = all.clone();
+        a.keep_size_budget(&mut c, half, start);
+        assert_eq!(c.actions.len(), all.actions.len());
     }
 
     #[test]
