@@ -792,21 +792,23 @@ impl PirlAgent {
         Ok(action)
     }
 
-    /// Whether the part of the screen that `prev`'s action changed, `after` it, shows
-    /// something not seen there before ([`AgentConfig::local_novelty`]). The part is the
-    /// box around the changed cells, without the widget the pointer left; a change
-    /// within the target widget (typed text, a tick) is judged on the whole widget, so
-    /// that the same text in the same field is the same sight whatever it replaced.
+    /// Whether a part of the screen that `prev`'s action changed shows, `after` it,
+    /// something not seen there before ([`AgentConfig::local_novelty`]). The parts are
+    /// the groups of changed cells ([`ScreenPrint::changed_parts`]), without the widget
+    /// the pointer left; a part within the target widget (typed text, a tick) is judged
+    /// on the whole widget, so the same text in the same field is one sight whatever it
+    /// replaced.
     fn region_first_sight(&mut self, prev: &Pending, after: &ScreenPrint) -> bool {
         let left: Vec<Rect> = prev.left.map(grown).into_iter().collect();
-        let Some(changed) = prev.before.changed_box(after, &left) else {
-            return false;
-        };
-        let region = match prev.target {
-            Some((t, _)) if inside(changed, t) => grown(t),
-            _ => changed,
-        };
-        self.regions_seen.insert(after.coarse_hash_within(region))
+        let mut new = false;
+        for part in prev.before.changed_parts(after, &left) {
+            let region = match prev.target {
+                Some((t, _)) if inside(part, t) => grown(t),
+                _ => part,
+            };
+            new |= self.regions_seen.insert(after.coarse_hash_within(region));
+        }
+        new
     }
 
     /// Keeps the window size within [`AgentConfig::resize_budget`]: once
@@ -826,7 +828,12 @@ impl PirlAgent {
         let back = |k: &ActionKey| self.resize_leads.get(&(*k, size)) == Some(&start);
         let known = candidates.keys.iter().any(back);
         let keep = |a: &Action, k: &ActionKey| resizes(a.kind) && (!known || back(k));
-        if candidates.actions.iter().zip(&candidates.keys).any(|(a, k)| keep(a, k)) {
+        if candidates
+            .actions
+            .iter()
+            .zip(&candidates.keys)
+            .any(|(a, k)| keep(a, k))
+        {
             candidates.retain(keep);
         }
     }
@@ -1394,6 +1401,20 @@ mod tests {
         assert!(a.region_first_sight(&step(print(&[in_b])), &print(&[other, in_b])));
         // Nothing changed: nothing new.
         assert!(!a.region_first_sight(&step(before.clone()), &before));
+        // A tick in a box far below and a count at the top: two parts. Once both were
+        // seen, ticking again beside another state of the boxes between shows nothing
+        // new, though the box around tick and count never looked like this.
+        let (count, tick) = ((150, 5, 30, 10), (20, 280, 20, 20));
+        let box_target = Some((Rect::new(20, 280, 20, 20), WidgetKind::CheckBox));
+        let tick_step = |before: Arc<ScreenPrint>| Pending {
+            target: box_target,
+            kind: ActionKind::Click,
+            ..step(before)
+        };
+        assert!(a.region_first_sight(&tick_step(print(&[])), &print(&[count, tick])));
+        let mid = (20, 200, 20, 20);
+        let before = print(&[mid]);
+        assert!(!a.region_first_sight(&tick_step(before), &print(&[mid, count, tick])));
     }
 
     #[test]
@@ -1418,7 +1439,10 @@ mod tests {
         a.stats.away_steps = 2;
         let mut c = all.clone();
         a.keep_size_budget(&mut c, start, start);
-        assert_eq!((count(&c), c.actions.len()), (0, all.actions.len() - resized));
+        assert_eq!(
+            (count(&c), c.actions.len()),
+            (0, all.actions.len() - resized)
+        );
         // Away from it, every resize while none is known to lead back...
         let mut c = all.clone();
         a.keep_size_budget(&mut c, half, start);

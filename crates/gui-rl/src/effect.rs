@@ -79,6 +79,11 @@ pub const CUT_SHARE: f64 = 0.01;
 /// gradient stays within it, a one-pixel grey border in a 4-px cell (about 10) does not.
 pub const CUT_TOLERANCE: u8 = 8;
 
+/// How many cells apart two changed cells may be and still belong to one changed part of
+/// the screen ([`ScreenPrint::changed_parts`]): 2 cells, 8 px, the space between two
+/// words of a label at the demo's font size.
+pub const PART_GAP: u32 = 2;
+
 /// How far around the target widget its own changes may reach (hover shadows, focus
 /// rings), in pixels.
 pub const TARGET_MARGIN: u32 = 8;
@@ -210,36 +215,60 @@ impl ScreenPrint {
         changed as f64 / counted.max(1) as f64
     }
 
-    /// The box around every cell that differs between the two screens, leaving out the
-    /// cells that touch any of `except`; `None` when none differs or the sizes differ.
-    pub fn changed_box(&self, other: &ScreenPrint, except: &[Rect]) -> Option<Rect> {
+    /// The boxes of the separate parts of the screen that differ between the two
+    /// screens, leaving out the cells that touch any of `except`: groups of changed cells
+    /// at most [`PART_GAP`] cells apart, so that the letters of one changed word make
+    /// one part and a tick and a count elsewhere make two. Empty when nothing differs or
+    /// the sizes differ.
+    pub fn changed_parts(&self, other: &ScreenPrint, except: &[Rect]) -> Vec<Rect> {
         if self.size() != other.size() {
-            return None;
+            return Vec::new();
         }
         let skip: Vec<(u32, u32, u32, u32)> = except.iter().map(|r| self.cells_of(*r)).collect();
-        let (mut c0, mut r0, mut c1, mut r1) = (u32::MAX, u32::MAX, 0, 0);
-        for row in 0..self.rows {
-            for col in 0..self.cols {
-                let i = (row * self.cols + col) as usize;
-                if self.luma[i].abs_diff(other.luma[i]) <= LUMA_TOLERANCE
-                    || skip
+        let (cols, rows) = (self.cols as i64, self.rows as i64);
+        let changed: Vec<bool> = (0..self.luma.len())
+            .map(|i| {
+                let (row, col) = (i as u32 / self.cols, i as u32 % self.cols);
+                self.luma[i].abs_diff(other.luma[i]) > LUMA_TOLERANCE
+                    && !skip
                         .iter()
                         .any(|&(a, b, c, d)| (a..c).contains(&col) && (b..d).contains(&row))
-                {
-                    continue;
-                }
-                (c0, r0, c1, r1) = (c0.min(col), r0.min(row), c1.max(col + 1), r1.max(row + 1));
+            })
+            .collect();
+        let mut seen = vec![false; changed.len()];
+        let mut parts = Vec::new();
+        let mut stack = Vec::new();
+        let gap = i64::from(PART_GAP);
+        for start in 0..changed.len() {
+            if !changed[start] || seen[start] {
+                continue;
             }
-        }
-        (c1 > 0).then(|| {
-            let (x, y) = (c0 * Self::CELL, r0 * Self::CELL);
-            Rect::new(
+            seen[start] = true;
+            stack.push(start);
+            let (mut c0, mut r0, mut c1, mut r1) = (i64::MAX, i64::MAX, 0, 0);
+            while let Some(i) = stack.pop() {
+                let (r, c) = (i as i64 / cols, i as i64 % cols);
+                (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c + 1), r1.max(r + 1));
+                for rr in (r - gap).max(0)..=(r + gap).min(rows - 1) {
+                    for cc in (c - gap).max(0)..=(c + gap).min(cols - 1) {
+                        let j = (rr * cols + cc) as usize;
+                        if changed[j] && !seen[j] {
+                            seen[j] = true;
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+            let cell = i64::from(Self::CELL);
+            let (x, y) = (c0 * cell, r0 * cell);
+            parts.push(Rect::new(
                 x as i32,
                 y as i32,
-                ((c1 - c0) * Self::CELL).min(self.width - x),
-                ((r1 - r0) * Self::CELL).min(self.height - y),
-            )
-        })
+                ((c1 - c0) * cell).min(i64::from(self.width) - x) as u32,
+                ((r1 - r0) * cell).min(i64::from(self.height) - y) as u32,
+            ));
+        }
+        parts
     }
 
     /// Whether any cell touching `rect` changed; `true` when the sizes differ.
