@@ -70,8 +70,8 @@ pub const BACKDROP_MIN_CHANGED: f64 = 0.3;
 /// Share of a screen's edge row of cells that must stand out from the row's most common
 /// brightness for the page to go on past that edge ([`ScreenPrint::cut_at_bottom`]): 1 %,
 /// about 13 px of a 1280-px row. The one-pixel side borders of a card cut by the edge
-/// make 2 cells of 320 and do not count; the demo form's half-hidden Submit button makes
-/// 30.
+/// make 2 cells of 320 and do not count; the demo's profile form at 1280x800, cut off
+/// through its card and its Submit button, makes 121.
 pub const CUT_SHARE: f64 = 0.01;
 
 /// How far, in brightness levels (of 255), a cell of an edge row may be from the row's
@@ -830,6 +830,25 @@ mod tests {
         assert!(!header.cut_at_top());
         let text = screen(1280, 800, &[(Rect::new(40, 0, 300, 3), [20, 20, 20])]);
         assert!(text.cut_at_top());
+    }
+
+    #[test]
+    fn changed_parts_are_apart_and_the_letters_of_a_word_are_one() {
+        let before = screen(640, 400, &[]);
+        // Three letters 4 px apart, a tick far below, and a hover tint to leave out.
+        let letters = [0, 12, 24].map(|x| (Rect::new(100 + x, 40, 8, 12), [20, 20, 20]));
+        let tick = (Rect::new(100, 300, 16, 16), [30, 90, 200]);
+        let hover = (Rect::new(400, 200, 120, 40), [50, 110, 220]);
+        let mut paint = letters.to_vec();
+        paint.extend([tick, hover]);
+        let after = screen(640, 400, &paint);
+        let parts = before.changed_parts(&after, &[grown(hover.0)]);
+        assert_eq!(
+            parts,
+            vec![Rect::new(100, 40, 32, 12), Rect::new(100, 300, 16, 16)]
+        );
+        assert!(before.changed_parts(&before, &[]).is_empty());
+        assert!(before.changed_parts(&screen(320, 200, &[]), &[]).is_empty());
     }
 
     #[test]
