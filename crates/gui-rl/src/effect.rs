@@ -582,10 +582,7 @@ impl From<Option<WidgetKind>> for Aim {
 /// ([`state_changed`](Self::state_changed)). An action that once showed something new
 /// counts as untried again in the new state, since it may now show something else (the
 /// checkout of a cart with a coupon). An action that never showed anything keeps its
-/// record: a right click on a label does nothing in either state. So does an action on a
-/// widget that shows its own state (a check box, a text field): ticking a box of a list
-/// after Select all ticks it as before, and made up most of the list's steps when it
-/// counted as untried again.
+/// record: a right click on a label does nothing in either state.
 ///
 /// [`AgentConfig::effect_prior`]: crate::AgentConfig::effect_prior
 #[derive(Debug, Clone, Default)]
@@ -605,9 +602,6 @@ struct Tally {
     state: u32,
     /// Whether any try, in any state, showed a screen not seen before.
     ever_novel: bool,
-    /// Whether the action is aimed at a widget that shows its own state
-    /// ([`shows_own_state`]): what it does does not depend on the page's state.
-    own_state: bool,
 }
 
 impl Tally {
@@ -620,7 +614,7 @@ impl Tally {
     /// Whether the counts are of an earlier state than `state` and the action once showed
     /// something new: then it counts as untried.
     fn stale(self, state: u32) -> bool {
-        self.state < state && self.ever_novel && !self.own_state
+        self.state < state && self.ever_novel
     }
 
     fn chance(self) -> f64 {
@@ -635,11 +629,12 @@ impl EffectPrior {
     /// Records that `key` on `page` with `aim` (a widget's kind, `None` for page and
     /// system actions, or an [`Aim`]) did or did not show a screen not seen before.
     pub fn record(&mut self, page: PageId, key: ActionKey, aim: impl Into<Aim>, novel: bool) {
-        let aim = aim.into();
-        self.by_kind.entry((key.kind, aim)).or_default().add(novel);
+        self.by_kind
+            .entry((key.kind, aim.into()))
+            .or_default()
+            .add(novel);
         let state = self.state_of(page);
         let tally = self.by_action.entry((page, key)).or_default();
-        tally.own_state = aim.widget.is_some_and(shows_own_state);
         if tally.stale(state) {
             tally.tried = 0;
             tally.novel = 0;
@@ -650,8 +645,7 @@ impl EffectPrior {
 
     /// Records that an action on `page` showed something new and left the agent on the
     /// same page: the page is in a new state, and its actions that once showed something
-    /// new count as untried again, but for those aimed at a widget that shows its own
-    /// state: a box ticks and a field takes text whatever the rest of the page shows.
+    /// new count as untried again.
     pub fn state_changed(&mut self, page: PageId) {
         *self.states.entry(page).or_default() += 1;
     }
@@ -945,16 +939,6 @@ mod tests {
         // It showed something new once, so the next state makes it untried again.
         prior.state_changed(page);
         assert!((prior.chance(page, checkout, button) - kind).abs() < 1e-12);
-
-        // A check box ticked with something new once, then without: it keeps its
-        // record in the next state.
-        let check = Some(WidgetKind::CheckBox);
-        let tick = key(2);
-        prior.record(page, tick, check, true);
-        prior.record(page, tick, check, false);
-        let ticked = prior.chance(page, tick, check);
-        prior.state_changed(page);
-        assert!((prior.chance(page, tick, check) - ticked).abs() < 1e-12);
     }
 
     #[test]
