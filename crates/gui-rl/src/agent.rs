@@ -698,13 +698,19 @@ impl PirlAgent {
             let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             // Each candidate's own chance of showing something new; `None` for resizes.
+            let aims: Vec<Aim> = candidates
+                .actions
+                .iter()
+                .map(|a| aim_of(a, &print))
+                .collect();
             let chances: Option<Vec<Option<f64>>> = self.config.effect_prior.then(|| {
                 candidates
                     .actions
                     .iter()
                     .zip(&candidates.keys)
-                    .map(|(a, k)| {
-                        (!resizes(a.kind)).then(|| self.prior.chance(page, *k, aim_of(a, &print)))
+                    .zip(&aims)
+                    .map(|((a, k), aim)| {
+                        (!resizes(a.kind)).then(|| self.prior.chance(page, *k, *aim))
                     })
                     .collect()
             });
@@ -725,13 +731,11 @@ impl PirlAgent {
                 }
                 weights
             });
-            let i = self
+            let p = self
                 .policy
-                .choose_with(&q, &kinds, prior.as_deref(), &mut self.rng)?;
+                .probabilities_with(&q, &kinds, prior.as_deref())?;
+            let i = BoltzmannPolicy::draw(&p, &mut self.rng)?;
             if tracing::enabled!(tracing::Level::DEBUG) {
-                let p = self
-                    .policy
-                    .probabilities_with(&q, &kinds, prior.as_deref())?;
                 let (lo, hi) = q
                     .iter()
                     .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), v| {
@@ -759,7 +763,6 @@ impl PirlAgent {
                 .filter(|(j, _)| *j != i);
             let others_best = others_best.filter_map(|(_, c)| *c).fold(0.0, f64::max);
             let action = candidates.actions[i].clone();
-            let aim = aim_of(&action, &print);
             self.count_typing(page, candidates.keys[i]);
             let target = action.widget().map(|w| (w.rect, w.kind));
             // A widget action or a swipe moves the pointer; the widget it was over loses
@@ -780,7 +783,7 @@ impl PirlAgent {
                 target,
                 left,
                 others_best,
-                aim,
+                aim: aims[i],
             });
             action
         };

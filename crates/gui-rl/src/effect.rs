@@ -196,15 +196,12 @@ impl ScreenPrint {
         if self.size() != other.size() {
             return 1.0;
         }
-        let skip: Vec<(u32, u32, u32, u32)> = except.iter().map(|r| self.cells_of(*r)).collect();
+        let skip: Vec<CellBox> = except.iter().map(|r| self.cells_of(*r)).collect();
         let mut changed = 0usize;
         let mut counted = 0usize;
         for row in 0..self.rows {
             for col in 0..self.cols {
-                if skip
-                    .iter()
-                    .any(|&(c0, r0, c1, r1)| (c0..c1).contains(&col) && (r0..r1).contains(&row))
-                {
+                if in_any(&skip, col, row) {
                     continue;
                 }
                 let i = (row * self.cols + col) as usize;
@@ -224,50 +221,26 @@ impl ScreenPrint {
         if self.size() != other.size() {
             return Vec::new();
         }
-        let skip: Vec<(u32, u32, u32, u32)> = except.iter().map(|r| self.cells_of(*r)).collect();
-        let (cols, rows) = (self.cols as i64, self.rows as i64);
+        let skip: Vec<CellBox> = except.iter().map(|r| self.cells_of(*r)).collect();
         let changed: Vec<bool> = (0..self.luma.len())
             .map(|i| {
                 let (row, col) = (i as u32 / self.cols, i as u32 % self.cols);
-                self.luma[i].abs_diff(other.luma[i]) > LUMA_TOLERANCE
-                    && !skip
-                        .iter()
-                        .any(|&(a, b, c, d)| (a..c).contains(&col) && (b..d).contains(&row))
+                self.luma[i].abs_diff(other.luma[i]) > LUMA_TOLERANCE && !in_any(&skip, col, row)
             })
             .collect();
-        let mut seen = vec![false; changed.len()];
-        let mut parts = Vec::new();
-        let mut stack = Vec::new();
-        let gap = i64::from(PART_GAP);
-        for start in 0..changed.len() {
-            if !changed[start] || seen[start] {
-                continue;
-            }
-            seen[start] = true;
-            stack.push(start);
-            let (mut c0, mut r0, mut c1, mut r1) = (i64::MAX, i64::MAX, 0, 0);
-            while let Some(i) = stack.pop() {
-                let (r, c) = (i as i64 / cols, i as i64 % cols);
-                (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c + 1), r1.max(r + 1));
-                for rr in (r - gap).max(0)..=(r + gap).min(rows - 1) {
-                    for cc in (c - gap).max(0)..=(c + gap).min(cols - 1) {
-                        let j = (rr * cols + cc) as usize;
-                        if changed[j] && !seen[j] {
-                            seen[j] = true;
-                            stack.push(j);
-                        }
-                    }
-                }
-            }
-            let cell = i64::from(Self::CELL);
-            let (x, y) = (c0 * cell, r0 * cell);
-            parts.push(Rect::new(
-                x as i32,
-                y as i32,
-                ((c1 - c0) * cell).min(i64::from(self.width) - x) as u32,
-                ((r1 - r0) * cell).min(i64::from(self.height) - y) as u32,
-            ));
-        }
+        let cell = Self::CELL;
+        let parts: Vec<Rect> = cell_groups(&changed, self.cols, self.rows, PART_GAP)
+            .into_iter()
+            .map(|(_, (c0, r0, c1, r1))| {
+                let (x, y) = (c0 * cell, r0 * cell);
+                Rect::new(
+                    x as i32,
+                    y as i32,
+                    ((c1 - c0) * cell).min(self.width - x),
+                    ((r1 - r0) * cell).min(self.height - y),
+                )
+            })
+            .collect();
         parts
     }
 
@@ -310,7 +283,6 @@ impl ScreenPrint {
         if self.changed_outside(after, None) < BACKDROP_MIN_CHANGED {
             return None;
         }
-        let n = self.luma.len();
         let pairs = || {
             self.luma
                 .iter()
@@ -351,40 +323,16 @@ impl ScreenPrint {
         }
         // The box: around the largest 8-connected group of unexplained cells, so that a
         // focus ring or a caret elsewhere does not widen it.
-        let (cols, rows) = (self.cols as usize, self.rows as usize);
-        let mut seen = vec![false; n];
-        let mut best: Option<(usize, (usize, usize, usize, usize))> = None;
-        let mut stack = Vec::new();
-        for start in 0..n {
-            if inlier[start] || seen[start] {
-                continue;
-            }
-            seen[start] = true;
-            stack.push(start);
-            let (mut size, mut c0, mut r0, mut c1, mut r1) = (0, cols, rows, 0, 0);
-            while let Some(i) = stack.pop() {
-                let (r, c) = (i / cols, i % cols);
-                size += 1;
-                (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c + 1), r1.max(r + 1));
-                for dr in -1i64..=1 {
-                    for dc in -1i64..=1 {
-                        let (rr, cc) = (r as i64 + dr, c as i64 + dc);
-                        if rr < 0 || cc < 0 || rr >= rows as i64 || cc >= cols as i64 {
-                            continue;
-                        }
-                        let j = rr as usize * cols + cc as usize;
-                        if !inlier[j] && !seen[j] {
-                            seen[j] = true;
-                            stack.push(j);
-                        }
-                    }
-                }
-            }
-            if best.is_none_or(|(s, _)| size > s) {
-                best = Some((size, (c0, r0, c1, r1)));
-            }
-        }
+        let unexplained: Vec<bool> = inlier.iter().map(|i| !i).collect();
+        let best = cell_groups(&unexplained, self.cols, self.rows, 1)
+            .into_iter()
+            .fold(None, |best: Option<(usize, CellBox)>, g| match best {
+                Some((s, _)) if g.0 <= s => best,
+                _ => Some(g),
+            });
+        let cols = self.cols as usize;
         let (_, (c0, r0, c1, r1)) = best?;
+        let (c0, r0, c1, r1) = (c0 as usize, r0 as usize, c1 as usize, r1 as usize);
         let cell = Self::CELL as usize;
         let (w, h) = ((c1 - c0) * cell, (r1 - r0) * cell);
         let min = BACKDROP_MIN_SIDE as usize;
@@ -430,6 +378,50 @@ impl ScreenPrint {
             y1.div_ceil(Self::CELL),
         )
     }
+}
+
+/// Columns and rows `[c0, c1) × [r0, r1)` of a box of cells.
+type CellBox = (u32, u32, u32, u32);
+
+/// Whether the cell at `col`, `row` lies in any of `boxes`.
+fn in_any(boxes: &[CellBox], col: u32, row: u32) -> bool {
+    boxes
+        .iter()
+        .any(|&(c0, r0, c1, r1)| (c0..c1).contains(&col) && (r0..r1).contains(&row))
+}
+
+/// The groups of set cells of a `cols` × `rows` mask, two cells joining one group when
+/// they are at most `gap` cells apart in both directions (1: 8-connected), in the order
+/// their first cell comes in the mask: each group's cell count and box.
+fn cell_groups(mask: &[bool], cols: u32, rows: u32, gap: u32) -> Vec<(usize, CellBox)> {
+    let (cols, rows, gap) = (i64::from(cols), i64::from(rows), i64::from(gap));
+    let mut seen = vec![false; mask.len()];
+    let mut groups = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..mask.len() {
+        if !mask[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let (mut size, mut c0, mut r0, mut c1, mut r1) = (0, cols, rows, 0, 0);
+        while let Some(i) = stack.pop() {
+            let (r, c) = (i as i64 / cols, i as i64 % cols);
+            size += 1;
+            (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c + 1), r1.max(r + 1));
+            for rr in (r - gap).max(0)..=(r + gap).min(rows - 1) {
+                for cc in (c - gap).max(0)..=(c + gap).min(cols - 1) {
+                    let j = (rr * cols + cc) as usize;
+                    if mask[j] && !seen[j] {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        groups.push((size, (c0 as u32, r0 as u32, c1 as u32, r1 as u32)));
+    }
+    groups
 }
 
 /// FNV-1a over `bytes`: fixed, so runs repeat.

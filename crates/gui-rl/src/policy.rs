@@ -204,6 +204,12 @@ impl BoltzmannPolicy {
         rng: &mut R,
     ) -> Result<usize> {
         let probabilities = self.probabilities_with(q_values, kinds, prior)?;
+        Self::draw(&probabilities, rng)
+    }
+
+    /// Draws an index with the given probabilities (as [`Self::probabilities_with`]
+    /// returns them), using one number from `rng`. Fails when there is none.
+    pub fn draw<R: Rng + ?Sized>(probabilities: &[f64], rng: &mut R) -> Result<usize> {
         if probabilities.is_empty() {
             return Err(Error::Input {
                 what: "q_values",
