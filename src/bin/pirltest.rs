@@ -78,6 +78,11 @@ struct Cli {
     /// Adam step size of the Q-network (0.01 in the paper).
     #[arg(long, default_value_t = AgentConfig::default().learning_rate)]
     learning_rate: f64,
+    /// Take Eq. 3's targets from a frozen copy of the Q-network refreshed every this many
+    /// retrainings (a target network, not in the paper); 0 takes them from the network
+    /// being trained, as the paper does.
+    #[arg(long, default_value_t = AgentConfig::default().target_every)]
+    target_every: usize,
     /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
@@ -134,6 +139,7 @@ fn main() -> Result<()> {
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,
         learning_rate: cli.learning_rate,
+        target_every: cli.target_every,
         ..AgentConfig::default()
     };
     config.pages.same_page = cli.same_page;

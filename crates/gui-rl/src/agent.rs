@@ -132,6 +132,10 @@ pub struct AgentConfig {
     pub learning_rate: f64,
     pub batch_size: usize,
     pub epochs: usize,
+    /// Eq. 3's targets from a frozen copy of the network refreshed every this many
+    /// retrainings; 0 takes them from the network as it is, as the paper does
+    /// ([`QNetworkConfig::target_every`]).
+    pub target_every: usize,
     pub memory: MemoryConfig,
     /// Page identity. The paper's thresholds (`PageStoreConfig::default`), except
     /// `same_page`: 0.95 instead of 0.75. The paper's 0.75 goes with its VGG-16 widget
@@ -172,6 +176,7 @@ impl Default for AgentConfig {
             learning_rate: q.learning_rate,
             batch_size: q.batch_size,
             epochs: q.epochs,
+            target_every: q.target_every,
             memory: MemoryConfig::default(),
             pages: PageStoreConfig {
                 same_page: 0.95,
@@ -493,6 +498,7 @@ impl PirlAgent {
             batch_size: config.batch_size,
             epochs: config.epochs,
             seed: config.seed,
+            target_every: config.target_every,
             ..QNetworkConfig::new(state_dim, action_embedding.dim())
         })?;
         let policy = BoltzmannPolicy::new(config.temperature)?
@@ -751,6 +757,7 @@ impl PirlAgent {
                     q = q[i],
                     prior = prior.as_ref().map(|w| w[i]),
                     p = p[i],
+                    reward = self.stats.last_reward,
                     "decision"
                 );
             }
@@ -897,6 +904,16 @@ impl PirlAgent {
             let report = report?;
             self.stats.retrainings += 1;
             self.stats.last_loss = report.last_loss;
+            tracing::debug!(
+                retraining = self.stats.retrainings,
+                samples = report.samples,
+                mean_reward = report.mean_reward,
+                mean_future = report.mean_future,
+                bounded = report.bounded,
+                first_loss = report.first_loss,
+                last_loss = report.last_loss,
+                "retrained"
+            );
             self.stats.timings.training_thread_ms += took;
         }
         Ok(())

@@ -47,6 +47,13 @@ pub struct QNetworkConfig {
     /// feed back on themselves, and with the paper's learning rate of 0.01 the Q-values
     /// ran away (a loss of 10¹⁰ after 500 steps of a real run).
     pub reward_range: (f64, f64),
+    /// Where Eq. 3's `max Q(s_{t+1}, a)` comes from. 0, the paper's way: the network as
+    /// it is when a retraining starts. `k ≥ 1`: a frozen copy of the network, taken at
+    /// the first retraining and again after every `k` more (a target network, as DQN
+    /// has; not in the paper). With targets from the network it trains, the error of
+    /// its largest output over the candidates feeds back into the next targets.
+    #[serde(default)]
+    pub target_every: usize,
 }
 
 impl QNetworkConfig {
@@ -61,6 +68,7 @@ impl QNetworkConfig {
             epochs: 5,
             seed: 0,
             reward_range: (0.0, 1.0),
+            target_every: 0,
         }
     }
 
@@ -123,6 +131,13 @@ pub struct FitReport {
     /// Mean squared error of the first and of the last gradient step.
     pub first_loss: f32,
     pub last_loss: f32,
+    /// Mean reward of the samples, mean of the discounted part of their targets
+    /// (`γ·max Q(s_{t+1}, a)` after the bound), and how many of those maxima the bound
+    /// cut down: an estimate far above what the rewards can sustain is the network's own
+    /// error feeding back.
+    pub mean_reward: f32,
+    pub mean_future: f32,
+    pub bounded: usize,
 }
 
 /// One learnt tensor with its Adam moments.
@@ -140,6 +155,10 @@ pub struct QNetwork {
     params: Vec<Param>,
     adam_steps: u64,
     rng: ChaCha8Rng,
+    /// The frozen copy Eq. 3's targets come from, and the retrainings since it was taken
+    /// ([`QNetworkConfig::target_every`]).
+    target: Option<Vec<Tensor>>,
+    fits_since_copy: usize,
 }
 
 impl std::fmt::Debug for QNetwork {
@@ -233,6 +252,8 @@ impl QNetwork {
             params,
             adam_steps,
             rng,
+            target: None,
+            fits_since_copy: 0,
         })
     }
 
@@ -266,8 +287,25 @@ impl QNetwork {
         if actions.is_empty() {
             return Ok(Vec::new());
         }
+        self.q_values_with(self.values(), states, state_of, actions)
+    }
+
+    /// The learnt tensors in parameter order.
+    fn values(&self) -> Vec<&Tensor> {
+        self.params.iter().map(|p| &p.value).collect()
+    }
+
+    fn q_values_with(
+        &self,
+        values: Vec<&Tensor>,
+        states: &[&[f32]],
+        state_of: &[usize],
+        actions: &[&[f32]],
+    ) -> Result<Vec<f32>> {
         let inputs = self.inputs(states, state_of, actions)?;
-        let forward = self.forward(&inputs)?;
+        let forward = self
+            .forward_inner(&values, &inputs)
+            .map_err(candle("forward"))?;
         forward
             .q
             .flatten_all()
@@ -321,7 +359,19 @@ impl QNetwork {
         if entries.is_empty() {
             return Ok(FitReport::default());
         }
-        let targets = self.targets(entries, gamma)?;
+        let every = self.config.target_every;
+        if every > 0 && (self.target.is_none() || self.fits_since_copy >= every) {
+            let copy = self
+                .params
+                .iter()
+                .map(|p| p.value.copy())
+                .collect::<candle_core::Result<Vec<_>>>()
+                .map_err(candle("target network"))?;
+            self.target = Some(copy);
+            self.fits_since_copy = 0;
+        }
+        self.fits_since_copy += 1;
+        let (targets, bounded) = self.targets(entries, gamma)?;
         let mut states = Interner::default();
         let state_of: Vec<usize> = entries
             .iter()
@@ -329,8 +379,14 @@ impl QNetwork {
             .collect();
         let actions: Vec<&[f32]> = entries.iter().map(|e| e.action.as_ref()).collect();
         let mut order: Vec<usize> = (0..entries.len()).collect();
+        let n = entries.len() as f64;
+        let mean_reward = entries.iter().map(|e| e.reward).sum::<f64>() / n;
+        let mean_target = targets.iter().map(|&t| f64::from(t)).sum::<f64>() / n;
         let mut report = FitReport {
             samples: entries.len(),
+            mean_reward: mean_reward as f32,
+            mean_future: (mean_target - mean_reward) as f32,
+            bounded,
             ..FitReport::default()
         };
         for _ in 0..self.config.epochs {
@@ -359,9 +415,10 @@ impl QNetwork {
         Ok(report)
     }
 
-    /// `Q_target` of each entry; entries that reach the same next state with the same
-    /// candidate actions share one evaluation.
-    fn targets<S, A>(&self, entries: &[&MemoryEntry<S, A>], gamma: f64) -> Result<Vec<f32>>
+    /// `Q_target` of each entry, and how many next-state maxima the bound cut; entries
+    /// that reach the same next state with the same candidate actions share one
+    /// evaluation.
+    fn targets<S, A>(&self, entries: &[&MemoryEntry<S, A>], gamma: f64) -> Result<(Vec<f32>, usize)>
     where
         S: AsRef<[f32]>,
         A: AsRef<[f32]>,
@@ -389,7 +446,15 @@ impl QNetwork {
             });
             group_of.push(g);
         }
-        let q = self.q_values_grouped(&states.items, &state_of, &actions)?;
+        let values = match &self.target {
+            Some(frozen) => frozen.iter().collect(),
+            None => self.values(),
+        };
+        let q = if actions.is_empty() {
+            Vec::new()
+        } else {
+            self.q_values_with(values, &states.items, &state_of, &actions)?
+        };
         let (lo, hi) = self.config.reward_range;
         let horizon = if gamma < 1.0 {
             1.0 / (1.0 - gamma)
@@ -397,7 +462,8 @@ impl QNetwork {
             f64::INFINITY
         };
         let (lo, hi) = (lo.min(lo * horizon), hi.max(hi * horizon));
-        Ok(entries
+        let mut bounded = 0;
+        let targets = entries
             .iter()
             .zip(group_of)
             .map(|(e, g)| {
@@ -406,10 +472,13 @@ impl QNetwork {
                     return e.reward as f32;
                 }
                 // The best next value as Eq. 3 takes it, bounded before it is discounted.
-                let best = q_target(0.0, 1.0, next).clamp(lo, hi);
+                let raw = q_target(0.0, 1.0, next);
+                let best = raw.clamp(lo, hi);
+                bounded += usize::from(best != raw);
                 (e.reward + gamma * best) as f32
             })
-            .collect())
+            .collect();
+        Ok((targets, bounded))
     }
 
     fn inputs(&self, states: &[&[f32]], state_of: &[usize], actions: &[&[f32]]) -> Result<Inputs> {
@@ -442,25 +511,25 @@ impl QNetwork {
     }
 
     fn forward(&self, x: &Inputs) -> Result<Forward> {
-        self.forward_inner(x).map_err(candle("forward"))
+        self.forward_inner(&self.values(), x)
+            .map_err(candle("forward"))
     }
 
-    fn forward_inner(&self, x: &Inputs) -> candle_core::Result<Forward> {
-        let p = &self.params;
-        let state_share = x.states.matmul(&p[0].value.t()?)?;
-        let action_share = x.actions.matmul(&p[1].value.t()?)?;
+    fn forward_inner(&self, p: &[&Tensor], x: &Inputs) -> candle_core::Result<Forward> {
+        let state_share = x.states.matmul(&p[0].t()?)?;
+        let action_share = x.actions.matmul(&p[1].t()?)?;
         let z = state_share
             .index_select(&x.index, 0)?
             .add(&action_share)?
-            .broadcast_add(&p[2].value)?;
+            .broadcast_add(p[2])?;
         let mut hidden = vec![z.relu()?];
         let layers = self.config.hidden.len();
         for k in 1..layers {
-            let (w, b) = (&p[1 + 2 * k].value, &p[2 + 2 * k].value);
+            let (w, b) = (p[1 + 2 * k], p[2 + 2 * k]);
             let h = hidden[k - 1].matmul(&w.t()?)?.broadcast_add(b)?.relu()?;
             hidden.push(h);
         }
-        let (w, b) = (&p[1 + 2 * layers].value, &p[2 + 2 * layers].value);
+        let (w, b) = (p[1 + 2 * layers], p[2 + 2 * layers]);
         let q = hidden[layers - 1].matmul(&w.t()?)?.broadcast_add(b)?;
         Ok(Forward { hidden, q })
     }
@@ -771,6 +840,8 @@ mod tests {
                 .collect(),
             adam_steps: 0,
             rng: ChaCha8Rng::seed_from_u64(0),
+            target: None,
+            fits_since_copy: 0,
         };
         let q = copy.forward(&inputs).unwrap().q;
         let loss = q.sub(&targets).unwrap().sqr().unwrap().mean_all().unwrap();
@@ -844,10 +915,48 @@ mod tests {
             next_state: s,
             next_actions: vec![a],
         };
-        let t = net.targets(&[&entry], 0.9).unwrap();
+        let (t, bounded) = net.targets(&[&entry], 0.9).unwrap();
         assert!((t[0] - 10.0).abs() < 1e-4, "{t:?}");
+        assert_eq!(bounded, 1);
         net.params[last].value = Tensor::new(&[-1000f32], &Device::Cpu).unwrap();
-        assert_eq!(net.targets(&[&entry], 0.9).unwrap(), vec![1.0]);
+        assert_eq!(net.targets(&[&entry], 0.9).unwrap(), (vec![1.0], 1));
+    }
+
+    /// With a target network the targets stay those of the frozen copy until it is
+    /// refreshed; without one they move with every retraining.
+    #[test]
+    fn a_target_network_holds_the_targets_until_it_is_refreshed() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let states: Vec<Arc<[f32]>> = (0..3).map(|_| vector(&mut rng, 6).into()).collect();
+        let acts: Vec<Arc<[f32]>> = (0..4).map(|_| vector(&mut rng, 4).into()).collect();
+        let entries: Vec<SharedEntry> = (0..12)
+            .map(|i| MemoryEntry {
+                state: states[i % 3].clone(),
+                action: acts[i % 4].clone(),
+                reward: if i % 2 == 0 { 0.5 } else { 0.0 },
+                next_state: states[(i + 1) % 3].clone(),
+                next_actions: acts[..3].to_vec(),
+            })
+            .collect();
+        let refs: Vec<_> = entries.iter().collect();
+        let futures = |every| {
+            let mut net = small(4);
+            net.config.target_every = every;
+            (0..4)
+                .map(|_| net.fit(&refs, 0.9).unwrap())
+                .map(|r| {
+                    assert!((r.mean_reward - 0.25).abs() < 1e-6, "{r:?}");
+                    r.mean_future
+                })
+                .collect::<Vec<f32>>()
+        };
+        let frozen = futures(2);
+        assert_eq!(frozen[0], frozen[1], "{frozen:?}");
+        assert_ne!(frozen[1], frozen[2], "{frozen:?}");
+        assert_eq!(frozen[2], frozen[3], "{frozen:?}");
+        let live = futures(0);
+        assert_eq!(live[0], frozen[0]);
+        assert_ne!(live[0], live[1], "{live:?}");
     }
 
     #[test]
