@@ -68,6 +68,11 @@ struct Cli {
     /// screen, rather than by the part of it the action changed.
     #[arg(long)]
     whole_screen_novelty: bool,
+    /// Right after a command (a button that changed its page and stayed on it), keep a
+    /// record per (command, next action), and come back to a command while actions right
+    /// after it are untried.
+    #[arg(long)]
+    command_states: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -135,6 +140,7 @@ fn main() -> Result<()> {
         state_refresh: !cli.no_state_refresh,
         resize_budget: cli.resize_budget,
         local_novelty: !cli.whole_screen_novelty,
+        command_states: cli.command_states,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -576,11 +576,19 @@ impl From<Option<WidgetKind>> for Aim {
 /// checkout of a cart with a coupon). An action that never showed anything keeps its
 /// record: a right click on a label does nothing in either state.
 ///
+/// Right after a command (a button that changed its page and stayed on it), an action's
+/// record can also be kept for that pair alone ([`chance_after`](Self::chance_after),
+/// [`AgentConfig::command_states`]): Archive right after Select all is another
+/// experience than Archive after anything else.
+///
 /// [`AgentConfig::effect_prior`]: crate::AgentConfig::effect_prior
+/// [`AgentConfig::command_states`]: crate::AgentConfig::command_states
 #[derive(Debug, Clone, Default)]
 pub struct EffectPrior {
     by_kind: HashMap<(ActionKind, Aim), Tally>,
     by_action: HashMap<(PageId, ActionKey), Tally>,
+    /// Per (page, command, action right after it).
+    by_pair: HashMap<(PageId, ActionKey, ActionKey), Tally>,
     /// How many times each page's state changed ([`Self::state_changed`]).
     states: HashMap<PageId, u32>,
 }
@@ -640,6 +648,44 @@ impl EffectPrior {
     /// new count as untried again.
     pub fn state_changed(&mut self, page: PageId) {
         *self.states.entry(page).or_default() += 1;
+    }
+
+    /// Records that `key`, chosen on `page` right after the command `command`, did or
+    /// did not show something new. [`record`](Self::record) keeps the action's other
+    /// records; this keeps the pair's.
+    pub fn record_after(&mut self, page: PageId, command: ActionKey, key: ActionKey, novel: bool) {
+        self.by_pair
+            .entry((page, command, key))
+            .or_default()
+            .add(novel);
+    }
+
+    /// The chance that `key` on `page` shows something new right after the command
+    /// `command`: the pair's own record once it has one, as [`chance`](Self::chance)
+    /// scales by an action's record. Before that, an action that ever showed something
+    /// new counts as untried after the command, and one that never did keeps its record
+    /// ([`chance`](Self::chance)).
+    pub fn chance_after(
+        &self,
+        page: PageId,
+        command: ActionKey,
+        key: ActionKey,
+        aim: impl Into<Aim>,
+    ) -> f64 {
+        let aim = aim.into();
+        let kind = self
+            .by_kind
+            .get(&(key.kind, aim))
+            .copied()
+            .unwrap_or_default()
+            .chance();
+        match self.by_pair.get(&(page, command, key)) {
+            Some(t) => kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2),
+            None => match self.by_action.get(&(page, key)) {
+                Some(t) if t.ever_novel => kind,
+                _ => self.chance(page, key, aim),
+            },
+        }
     }
 
     fn state_of(&self, page: PageId) -> u32 {
@@ -931,6 +977,37 @@ mod tests {
         // It showed something new once, so the next state makes it untried again.
         prior.state_changed(page);
         assert!((prior.chance(page, checkout, button) - kind).abs() < 1e-12);
+    }
+
+    #[test]
+    fn right_after_a_command_each_pair_keeps_its_own_record() {
+        let key = |target| ActionKey {
+            kind: ActionKind::Click,
+            target: Some(target),
+            variant: 0,
+        };
+        let button = Some(WidgetKind::Button);
+        let page = PageId(0);
+        let mut prior = EffectPrior::default();
+        let (select_all, archive, label) = (key(0), key(1), key(2));
+        // Archive showed a message once, then nothing; the label never did anything.
+        prior.record(page, archive, button, true);
+        prior.record(page, archive, button, false);
+        prior.record(page, label, button, false);
+        let kind = 2.0 / 5.0;
+        assert!((prior.chance(page, archive, button) - kind * 4.0 / 9.0).abs() < 1e-12);
+        // Right after Select all, Archive is untried; the label keeps its record.
+        let after = prior.chance_after(page, select_all, archive, button);
+        assert!((after - kind).abs() < 1e-12);
+        let idle = prior.chance_after(page, select_all, label, button);
+        assert!((idle - prior.chance(page, label, button)).abs() < 1e-12);
+        // Once the pair was made and showed nothing, it counts a quarter; another
+        // command's pair is untouched.
+        prior.record_after(page, select_all, archive, false);
+        let tried = prior.chance_after(page, select_all, archive, button);
+        assert!((tried - kind / 4.0).abs() < 1e-12);
+        let other = prior.chance_after(page, label, archive, button);
+        assert!((other - kind).abs() < 1e-12);
     }
 
     #[test]
