@@ -620,6 +620,11 @@ impl Tally {
     fn chance(self) -> f64 {
         (f64::from(self.novel) + 1.0) / (f64::from(self.tried) + 2.0)
     }
+
+    /// How an action's own record scales its kind's chance: `((novel + 1) / (tried + 1))²`.
+    fn scale(self) -> f64 {
+        ((f64::from(self.novel) + 1.0) / (f64::from(self.tried) + 1.0)).powi(2)
+    }
 }
 
 impl EffectPrior {
@@ -672,19 +677,30 @@ impl EffectPrior {
         key: ActionKey,
         aim: impl Into<Aim>,
     ) -> f64 {
-        let aim = aim.into();
-        let kind = self
-            .by_kind
+        let kind = self.kind_chance(key, aim.into());
+        match self.by_pair.get(&(page, command, key)) {
+            Some(t) => kind * t.scale(),
+            None => match self.by_action.get(&(page, key)) {
+                Some(t) if t.ever_novel => kind,
+                _ => self.scaled(page, key, kind),
+            },
+        }
+    }
+
+    /// The record of `key`'s action kind on `aim`, over all pages.
+    fn kind_chance(&self, key: ActionKey, aim: Aim) -> f64 {
+        self.by_kind
             .get(&(key.kind, aim))
             .copied()
             .unwrap_or_default()
-            .chance();
-        match self.by_pair.get(&(page, command, key)) {
-            Some(t) => kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2),
-            None => match self.by_action.get(&(page, key)) {
-                Some(t) if t.ever_novel => kind,
-                _ => self.chance(page, key, aim),
-            },
+            .chance()
+    }
+
+    /// `kind` scaled by the record of `key` on `page` in the page's present state.
+    fn scaled(&self, page: PageId, key: ActionKey, kind: f64) -> f64 {
+        match self.by_action.get(&(page, key)) {
+            Some(t) if !t.stale(self.state_of(page)) => kind * t.scale(),
+            _ => kind,
         }
     }
 
@@ -694,18 +710,7 @@ impl EffectPrior {
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
     pub fn chance(&self, page: PageId, key: ActionKey, aim: impl Into<Aim>) -> f64 {
-        let kind = self
-            .by_kind
-            .get(&(key.kind, aim.into()))
-            .copied()
-            .unwrap_or_default()
-            .chance();
-        match self.by_action.get(&(page, key)) {
-            Some(t) if !t.stale(self.state_of(page)) => {
-                kind * ((f64::from(t.novel) + 1.0) / (f64::from(t.tried) + 1.0)).powi(2)
-            }
-            _ => kind,
-        }
+        self.scaled(page, key, self.kind_chance(key, aim.into()))
     }
 }
 

@@ -284,9 +284,6 @@ impl QNetwork {
         state_of: &[usize],
         actions: &[&[f32]],
     ) -> Result<Vec<f32>> {
-        if actions.is_empty() {
-            return Ok(Vec::new());
-        }
         self.q_values_with(self.values(), states, state_of, actions)
     }
 
@@ -302,6 +299,9 @@ impl QNetwork {
         state_of: &[usize],
         actions: &[&[f32]],
     ) -> Result<Vec<f32>> {
+        if actions.is_empty() {
+            return Ok(Vec::new());
+        }
         let inputs = self.inputs(states, state_of, actions)?;
         let forward = self
             .forward_inner(&values, &inputs)
@@ -450,11 +450,7 @@ impl QNetwork {
             Some(frozen) => frozen.iter().collect(),
             None => self.values(),
         };
-        let q = if actions.is_empty() {
-            Vec::new()
-        } else {
-            self.q_values_with(values, &states.items, &state_of, &actions)?
-        };
+        let q = self.q_values_with(values, &states.items, &state_of, &actions)?;
         let (lo, hi) = self.config.reward_range;
         let horizon = if gamma < 1.0 {
             1.0 / (1.0 - gamma)
@@ -789,6 +785,33 @@ mod tests {
         (0..n).map(|_| rng.random_range(-1.0..1.0)).collect()
     }
 
+    type Vectors = Vec<Arc<[f32]>>;
+
+    /// `n` transitions over `states` random states of 6 numbers and `actions` random
+    /// actions of 4, each entry `i` going from state `i` to state `i + 1` (both modulo
+    /// `states`) with the first 3 actions as the next candidates.
+    fn cycle(
+        seed: u64,
+        states: usize,
+        actions: usize,
+        n: usize,
+        reward: impl Fn(usize) -> f64,
+    ) -> (Vectors, Vectors, Vec<SharedEntry>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let s: Vec<Arc<[f32]>> = (0..states).map(|_| vector(&mut rng, 6).into()).collect();
+        let a: Vec<Arc<[f32]>> = (0..actions).map(|_| vector(&mut rng, 4).into()).collect();
+        let entries = (0..n)
+            .map(|i| MemoryEntry {
+                state: s[i % states].clone(),
+                action: a[i % actions].clone(),
+                reward: reward(i),
+                next_state: s[(i + 1) % states].clone(),
+                next_actions: a[..3].to_vec(),
+            })
+            .collect();
+        (s, a, entries)
+    }
+
     #[test]
     fn shared_state_gives_the_same_values_as_repeated_rows() {
         let net = small(1);
@@ -867,18 +890,7 @@ mod tests {
 
     #[test]
     fn fitting_lowers_the_error_and_is_deterministic() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let states: Vec<Arc<[f32]>> = (0..4).map(|_| vector(&mut rng, 6).into()).collect();
-        let acts: Vec<Arc<[f32]>> = (0..6).map(|_| vector(&mut rng, 4).into()).collect();
-        let entries: Vec<SharedEntry> = (0..40)
-            .map(|i| MemoryEntry {
-                state: states[i % 4].clone(),
-                action: acts[i % 6].clone(),
-                reward: if i % 3 == 0 { 1.0 } else { 0.1 },
-                next_state: states[(i + 1) % 4].clone(),
-                next_actions: acts[..3].to_vec(),
-            })
-            .collect();
+        let (states, acts, entries) = cycle(5, 4, 6, 40, |i| if i % 3 == 0 { 1.0 } else { 0.1 });
         let refs: Vec<_> = entries.iter().collect();
         let run = |seed| {
             let mut net = small(seed);
@@ -926,18 +938,7 @@ mod tests {
     /// refreshed; without one they move with every retraining.
     #[test]
     fn a_target_network_holds_the_targets_until_it_is_refreshed() {
-        let mut rng = ChaCha8Rng::seed_from_u64(6);
-        let states: Vec<Arc<[f32]>> = (0..3).map(|_| vector(&mut rng, 6).into()).collect();
-        let acts: Vec<Arc<[f32]>> = (0..4).map(|_| vector(&mut rng, 4).into()).collect();
-        let entries: Vec<SharedEntry> = (0..12)
-            .map(|i| MemoryEntry {
-                state: states[i % 3].clone(),
-                action: acts[i % 4].clone(),
-                reward: if i % 2 == 0 { 0.5 } else { 0.0 },
-                next_state: states[(i + 1) % 3].clone(),
-                next_actions: acts[..3].to_vec(),
-            })
-            .collect();
+        let (_, _, entries) = cycle(6, 3, 4, 12, |i| if i % 2 == 0 { 0.5 } else { 0.0 });
         let refs: Vec<_> = entries.iter().collect();
         let futures = |every| {
             let mut net = small(4);
