@@ -565,6 +565,37 @@ fn input_ending_in_a_newline_presses_enter() {
     assert_eq!(wait_text(&mut device, "#screen-name", "Account"), "Account");
 }
 
+/// An `input` replaces what the field holds, and an `input` on something that is no
+/// text field (a label) leaves the page's selection alone.
+#[test]
+fn input_replaces_the_text_of_the_field() {
+    let (_server, mut device) = demo();
+    let nav_form = center_of(&mut device, "#nav-form");
+    device.perform(&click(nav_form)).unwrap();
+    assert_eq!(
+        wait_text(&mut device, "#screen-name", "Profile form"),
+        "Profile form"
+    );
+    let type_into = |p: Point, text: &str| {
+        Action::at(ActionKind::Input, p).with_param(ActionParam::Text(text.into()))
+    };
+    let name = center_of(&mut device, "#form-name");
+    device.perform(&type_into(name, "ann")).unwrap();
+    device.perform(&type_into(name, "bob")).unwrap();
+    let value = device
+        .evaluate("document.getElementById('form-name').value")
+        .unwrap();
+    assert_eq!(value.as_str(), Some("bob"));
+    let heading = center_of(&mut device, "#screen-name");
+    device.perform(&type_into(heading, "x")).unwrap();
+    let selected = device.evaluate("String(document.getSelection())").unwrap();
+    assert_eq!(selected.as_str(), Some(""));
+    let value = device
+        .evaluate("document.getElementById('form-name').value")
+        .unwrap();
+    assert_eq!(value.as_str(), Some("bob"));
+}
+
 /// A phone-emulated page is a mobile app to the agent: the mobile action set, touch taps
 /// and long presses, swipes by finger, and the orientation switching as a page action.
 #[test]

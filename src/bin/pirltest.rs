@@ -77,6 +77,11 @@ struct Cli {
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
     resize_budget: f64,
+    /// An action that changes at most this share of the screen (0 to 1) leaves the agent
+    /// on its page without a page-store lookup: typed text, a tick, a one-line message.
+    /// 0 looks every screen up, as the paper does.
+    #[arg(long, default_value_t = AgentConfig::default().local_page)]
+    local_page: f64,
     /// Page similarity at or above which two screens are the same page (Section 3.3).
     #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
     same_page: f64,
@@ -139,6 +144,7 @@ fn main() -> Result<()> {
         frontier: !cli.no_frontier,
         state_refresh: !cli.no_state_refresh,
         resize_budget: cli.resize_budget,
+        local_page: cli.local_page,
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
         // The learner retrains once per round of all workers: as often per unit of time

@@ -33,7 +33,7 @@ use gui_report::RunFolder;
 use crate::median;
 
 /// Seeded demo bugs that leave a signal: (name, signal kind, a piece of its key).
-const DEMO_BUGS: [(&str, SignalKind, &str); 4] = [
+const DEMO_BUGS: [(&str, SignalKind, &str); 5] = [
     (
         "A undo after archive-all",
         SignalKind::UncaughtException,
@@ -49,6 +49,11 @@ const DEMO_BUGS: [(&str, SignalKind, &str); 4] = [
         "E claim offer after loading",
         SignalKind::UncaughtException,
         "claimOffer",
+    ),
+    (
+        "F home counter after notifications off",
+        SignalKind::UncaughtException,
+        "incrementHomeCounter",
     ),
 ];
 

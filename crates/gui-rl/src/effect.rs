@@ -576,6 +576,13 @@ impl From<Option<WidgetKind>> for Aim {
 /// checkout of a cart with a coupon). An action that never showed anything keeps its
 /// record: a right click on a label does nothing in either state.
 ///
+/// A value typed, ticked, chosen or slid into one of the page's widgets changes what the
+/// page holds ([`values_changed`](Self::values_changed)). That can change what its
+/// buttons do (Apply once a coupon is typed, Submit once an email is), but not what its
+/// other fields do, so only the page's buttons count as untried again. Otherwise every
+/// value of every field would make all the others untried: a form of a dozen fields
+/// held the agent for a third of its steps.
+///
 /// Right after a command (a button that changed its page and stayed on it), an action's
 /// record can also be kept for that pair alone ([`chance_after`](Self::chance_after),
 /// [`AgentConfig::command_states`]): Archive right after Select all is another
@@ -591,6 +598,8 @@ pub struct EffectPrior {
     by_pair: HashMap<(PageId, ActionKey, ActionKey), Tally>,
     /// How many times each page's state changed ([`Self::state_changed`]).
     states: HashMap<PageId, u32>,
+    /// How many times a value in each page changed ([`Self::values_changed`]).
+    values: HashMap<PageId, u32>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -600,6 +609,8 @@ struct Tally {
     novel: u32,
     /// The page state (`EffectPrior::states`) in which `tried` and `novel` were counted.
     state: u32,
+    /// The count of the page's value changes (`EffectPrior::values`) then.
+    values: u32,
     /// Whether any try, in any state, showed a screen not seen before.
     ever_novel: bool,
 }
@@ -611,10 +622,11 @@ impl Tally {
         self.ever_novel |= novel;
     }
 
-    /// Whether the counts are of an earlier state than `state` and the action once showed
-    /// something new: then it counts as untried.
-    fn stale(self, state: u32) -> bool {
-        self.state < state && self.ever_novel
+    /// Whether the action once showed something new and its counts are of an earlier
+    /// state than `now`, or, for a button, from before the page's latest value change:
+    /// then it counts as untried.
+    fn stale(self, now: PageState, button: bool) -> bool {
+        (self.state < now.state || (button && self.values < now.values)) && self.ever_novel
     }
 
     fn chance(self) -> f64 {
@@ -634,17 +646,17 @@ impl EffectPrior {
     /// Records that `key` on `page` with `aim` (a widget's kind, `None` for page and
     /// system actions, or an [`Aim`]) did or did not show a screen not seen before.
     pub fn record(&mut self, page: PageId, key: ActionKey, aim: impl Into<Aim>, novel: bool) {
-        self.by_kind
-            .entry((key.kind, aim.into()))
-            .or_default()
-            .add(novel);
-        let state = self.state_of(page);
+        let aim = aim.into();
+        self.by_kind.entry((key.kind, aim)).or_default().add(novel);
+        let now = self.state_of(page);
+        let button = is_button(key, aim);
         let tally = self.by_action.entry((page, key)).or_default();
-        if tally.stale(state) {
+        if tally.stale(now, button) {
             tally.tried = 0;
             tally.novel = 0;
         }
-        tally.state = state;
+        tally.state = now.state;
+        tally.values = now.values;
         tally.add(novel);
     }
 
@@ -653,6 +665,14 @@ impl EffectPrior {
     /// new count as untried again.
     pub fn state_changed(&mut self, page: PageId) {
         *self.states.entry(page).or_default() += 1;
+    }
+
+    /// Records that an action on `page` changed a value the page shows (typed text, a
+    /// tick, a choice, a slider) and left the agent on the same page: the page's buttons
+    /// that once showed something new count as untried again, its other actions keep
+    /// their records.
+    pub fn values_changed(&mut self, page: PageId) {
+        *self.values.entry(page).or_default() += 1;
     }
 
     /// Records that `key`, chosen on `page` right after the command `command`, did or
@@ -677,12 +697,13 @@ impl EffectPrior {
         key: ActionKey,
         aim: impl Into<Aim>,
     ) -> f64 {
-        let kind = self.kind_chance(key, aim.into());
+        let aim = aim.into();
+        let kind = self.kind_chance(key, aim);
         match self.by_pair.get(&(page, command, key)) {
             Some(t) => kind * t.scale(),
             None => match self.by_action.get(&(page, key)) {
                 Some(t) if t.ever_novel => kind,
-                _ => self.scaled(page, key, kind),
+                _ => self.scaled(page, key, aim, kind),
             },
         }
     }
@@ -697,20 +718,50 @@ impl EffectPrior {
     }
 
     /// `kind` scaled by the record of `key` on `page` in the page's present state.
-    fn scaled(&self, page: PageId, key: ActionKey, kind: f64) -> f64 {
+    fn scaled(&self, page: PageId, key: ActionKey, aim: Aim, kind: f64) -> f64 {
         match self.by_action.get(&(page, key)) {
-            Some(t) if !t.stale(self.state_of(page)) => kind * t.scale(),
+            Some(t) if !t.stale(self.state_of(page), is_button(key, aim)) => kind * t.scale(),
             _ => kind,
         }
     }
 
-    fn state_of(&self, page: PageId) -> u32 {
-        self.states.get(&page).copied().unwrap_or_default()
+    fn state_of(&self, page: PageId) -> PageState {
+        PageState {
+            state: self.states.get(&page).copied().unwrap_or_default(),
+            values: self.values.get(&page).copied().unwrap_or_default(),
+        }
     }
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
     pub fn chance(&self, page: PageId, key: ActionKey, aim: impl Into<Aim>) -> f64 {
-        self.scaled(page, key, self.kind_chance(key, aim.into()))
+        let aim = aim.into();
+        self.scaled(page, key, aim, self.kind_chance(key, aim))
+    }
+}
+
+/// A page's counts of state and value changes ([`EffectPrior`]).
+#[derive(Debug, Clone, Copy)]
+struct PageState {
+    state: u32,
+    values: u32,
+}
+
+/// Whether `key` is a click on a button, which acts on the values a page holds.
+fn is_button(key: ActionKey, aim: Aim) -> bool {
+    key.kind == ActionKind::Click
+        && matches!(
+            aim.widget,
+            Some(WidgetKind::Button | WidgetKind::ImageButton)
+        )
+}
+
+/// Whether an action of `kind` on a widget of `target` kind sets a value its page
+/// shows: typed text, a tick, a choice, a slider's place ([`EffectPrior::values_changed`]).
+pub fn sets_a_value(kind: ActionKind, target: Option<WidgetKind>) -> bool {
+    match kind {
+        ActionKind::Input => true,
+        ActionKind::Click | ActionKind::Drag => target.is_some_and(shows_own_state),
+        _ => false,
     }
 }
 
@@ -982,6 +1033,57 @@ mod tests {
         // It showed something new once, so the next state makes it untried again.
         prior.state_changed(page);
         assert!((prior.chance(page, checkout, button) - kind).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_new_value_makes_only_the_buttons_untried_again() {
+        let page = PageId(0);
+        let (button, field) = (Some(WidgetKind::Button), Some(WidgetKind::EditText));
+        let apply = ActionKey {
+            kind: ActionKind::Click,
+            target: Some(0),
+            variant: 0,
+        };
+        let typing = ActionKey {
+            kind: ActionKind::Input,
+            target: Some(1),
+            variant: 0,
+        };
+        let tick = ActionKey {
+            kind: ActionKind::Click,
+            target: Some(2),
+            variant: 0,
+        };
+        let checkbox = Some(WidgetKind::CheckBox);
+        let mut prior = EffectPrior::default();
+        // Each showed something new once, then nothing.
+        for (key, aim) in [(apply, button), (typing, field), (tick, checkbox)] {
+            prior.record(page, key, aim, true);
+            prior.record(page, key, aim, false);
+        }
+        let before = [
+            prior.chance(page, apply, button),
+            prior.chance(page, typing, field),
+            prior.chance(page, tick, checkbox),
+        ];
+        prior.values_changed(page);
+        // Apply may act on the new value: untried again, at its kind's chance.
+        let kind = prior.kind_chance(apply, button.into());
+        assert!((prior.chance(page, apply, button) - kind).abs() < 1e-12);
+        assert!(before[0] < kind);
+        // The field and the box keep their records.
+        assert_eq!(prior.chance(page, typing, field), before[1]);
+        assert_eq!(prior.chance(page, tick, checkbox), before[2]);
+        // A state change still refreshes them all.
+        prior.state_changed(page);
+        assert!(prior.chance(page, typing, field) > before[1]);
+        assert!(prior.chance(page, tick, checkbox) > before[2]);
+
+        assert!(sets_a_value(ActionKind::Input, None));
+        assert!(sets_a_value(ActionKind::Click, checkbox));
+        assert!(sets_a_value(ActionKind::Drag, Some(WidgetKind::SeekBar)));
+        assert!(!sets_a_value(ActionKind::Click, button));
+        assert!(!sets_a_value(ActionKind::Drag, Some(WidgetKind::TextView)));
     }
 
     #[test]
