@@ -36,6 +36,18 @@ fn wait_text(device: &mut ChromiumDevice, selector: &str, want: &str) -> String 
     }
 }
 
+/// Clicks the home screen's button `nav` and waits until the header names `screen`.
+fn open_screen(device: &mut ChromiumDevice, nav: &str, screen: &str) {
+    let button = center_of(device, nav);
+    device.perform(&click(button)).unwrap();
+    assert_eq!(wait_text(device, "#screen-name", screen), screen);
+}
+
+/// An `input` of `text` at `p`.
+fn type_into(p: Point, text: &str) -> Action {
+    Action::at(ActionKind::Input, p).with_param(ActionParam::Text(text.into()))
+}
+
 #[test]
 fn a_click_changes_the_page_in_the_dom_and_in_the_pixels() {
     let (_server, mut device) = demo();
@@ -101,11 +113,7 @@ fn coverage_rises_with_new_code_and_never_double_counts() {
 fn a_thrown_exception_is_reported_once_with_its_stack() {
     let (_server, mut device) = demo();
     let nav_list = center_of(&mut device, "#nav-list");
-    device.perform(&click(nav_list)).unwrap();
-    assert_eq!(
-        wait_text(&mut device, "#screen-name", "Todo list"),
-        "Todo list"
-    );
+    open_screen(&mut device, "#nav-list", "Todo list");
     let [select_all, archive, undo] =
         ["#list-select-all", "#list-archive", "#list-undo"].map(|s| center_of(&mut device, s));
     device.restart().unwrap();
@@ -548,12 +556,7 @@ fn an_offline_load_of_the_app_is_brought_back_online() {
 #[test]
 fn input_ending_in_a_newline_presses_enter() {
     let (_server, mut device) = demo();
-    let nav_login = center_of(&mut device, "#nav-login");
-    device.perform(&click(nav_login)).unwrap();
-    assert_eq!(wait_text(&mut device, "#screen-name", "Login"), "Login");
-    let type_into = |p: Point, text: &str| {
-        Action::at(ActionKind::Input, p).with_param(ActionParam::Text(text.into()))
-    };
+    open_screen(&mut device, "#nav-login", "Login");
     let user = center_of(&mut device, "#login-user");
     device.perform(&type_into(user, "ann")).unwrap();
     let pass = center_of(&mut device, "#login-pass");
@@ -570,15 +573,7 @@ fn input_ending_in_a_newline_presses_enter() {
 #[test]
 fn input_replaces_the_text_of_the_field() {
     let (_server, mut device) = demo();
-    let nav_form = center_of(&mut device, "#nav-form");
-    device.perform(&click(nav_form)).unwrap();
-    assert_eq!(
-        wait_text(&mut device, "#screen-name", "Profile form"),
-        "Profile form"
-    );
-    let type_into = |p: Point, text: &str| {
-        Action::at(ActionKind::Input, p).with_param(ActionParam::Text(text.into()))
-    };
+    open_screen(&mut device, "#nav-form", "Profile form");
     let name = center_of(&mut device, "#form-name");
     device.perform(&type_into(name, "ann")).unwrap();
     device.perform(&type_into(name, "bob")).unwrap();
