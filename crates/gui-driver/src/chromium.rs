@@ -50,39 +50,6 @@ pub fn find_chromium() -> Result<PathBuf> {
     })
 }
 
-/// Selects the text of the focused text field or editable element (through open shadow
-/// roots and same-origin frames), so that the text an `input` inserts next replaces it.
-/// Does nothing when the focus is elsewhere: a click on a label or a button leaves the
-/// page's selection alone.
-const SELECT_FOCUSED_TEXT: &str = r#"(() => {
-  let doc = document, e = doc.activeElement;
-  for (;;) {
-    if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
-    if (e && e.tagName === 'IFRAME') {
-      try { doc = e.contentDocument; } catch (_) { return false; }
-      if (!doc) return false;
-      e = doc.activeElement;
-      continue;
-    }
-    break;
-  }
-  if (!e) return false;
-  if (e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && typeof e.select === 'function'
-      && ['text', 'search', 'email', 'url', 'tel', 'password', 'number', ''].includes(e.type))) {
-    e.select();
-    return true;
-  }
-  if (e.isContentEditable) {
-    const range = doc.createRange();
-    range.selectNodeContents(e);
-    const sel = doc.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    return true;
-  }
-  return false;
-})()"#;
-
 /// How to start and drive Chromium.
 #[derive(Debug, Clone)]
 pub struct ChromiumConfig {
@@ -937,7 +904,7 @@ impl ChromiumDevice {
                 // The text replaces what the field holds, as a person selecting all of it
                 // first would: typed after the old text, each input would make a text
                 // never shown before, and a field would look new forever.
-                self.evaluate(SELECT_FOCUSED_TEXT)?;
+                self.evaluate(crate::SELECT_FOCUSED_TEXT)?;
                 let text = crate::typed_text(action).to_owned();
                 // A trailing newline is the Enter key: it submits forms and the many
                 // single-field inputs (todo lists, search boxes) that act on Enter.

@@ -124,6 +124,39 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Selects the text of the focused text field or editable element (through open shadow
+/// roots and same-origin frames), so that the text an `input` inserts next replaces it.
+/// Does nothing when the focus is elsewhere: a click on a label or a button leaves the
+/// page's selection alone. A JS expression; the Chromium and WebDriver devices run it.
+pub(crate) const SELECT_FOCUSED_TEXT: &str = r#"(() => {
+  let doc = document, e = doc.activeElement;
+  for (;;) {
+    if (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; continue; }
+    if (e && e.tagName === 'IFRAME') {
+      try { doc = e.contentDocument; } catch (_) { return false; }
+      if (!doc) return false;
+      e = doc.activeElement;
+      continue;
+    }
+    break;
+  }
+  if (!e) return false;
+  if (e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT' && typeof e.select === 'function'
+      && ['text', 'search', 'email', 'url', 'tel', 'password', 'number', ''].includes(e.type))) {
+    e.select();
+    return true;
+  }
+  if (e.isContentEditable) {
+    const range = doc.createRange();
+    range.selectNodeContents(e);
+    const sel = doc.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return true;
+  }
+  return false;
+})()"#;
+
 /// Text typed by an `input` action that carries none.
 pub(crate) const DEFAULT_TEXT: &str = "test";
 

@@ -793,6 +793,8 @@ impl WebDriverDevice {
             RightClick => self.click(target()?, 2, 1),
             Input => {
                 self.click(target()?, 0, 1)?;
+                // The keys replace the field's text, as on Chromium.
+                self.execute(&format!("return {};", crate::SELECT_FOCUSED_TEXT), &[])?;
                 let text = crate::typed_text(action);
                 self.type_text(text)
             }

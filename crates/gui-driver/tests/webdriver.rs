@@ -127,6 +127,11 @@ fn screenshots_clicks_typing_coverage_and_restart() {
         )
         .unwrap();
     assert_eq!(wait_text(&mut device, "#form-name", "Ann Lee"), "Ann Lee");
+    // Another input replaces the text.
+    device
+        .perform(&Action::at(ActionKind::Input, name).with_param(ActionParam::Text("Bo".into())))
+        .unwrap();
+    assert_eq!(wait_text(&mut device, "#form-name", "Bo"), "Bo");
 
     // Restart: the start page again, with a fresh counter, in the same session.
     let session = device.session_id().unwrap().to_owned();
