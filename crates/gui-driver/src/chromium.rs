@@ -904,7 +904,13 @@ impl ChromiumDevice {
                 // The text replaces what the field holds, as a person selecting all of it
                 // first would: typed after the old text, each input would make a text
                 // never shown before, and a field would look new forever.
-                self.evaluate(crate::SELECT_FOCUSED_TEXT)?;
+                // Best effort: a click that navigated leaves no field to select in, and
+                // the script then fails with the page it ran in; only a lost browser stops.
+                if let Err(e) = self.evaluate(crate::SELECT_FOCUSED_TEXT)
+                    && e.is_device_lost()
+                {
+                    return Err(e);
+                }
                 let text = crate::typed_text(action).to_owned();
                 // A trailing newline is the Enter key: it submits forms and the many
                 // single-field inputs (todo lists, search boxes) that act on Enter.

@@ -793,8 +793,13 @@ impl WebDriverDevice {
             RightClick => self.click(target()?, 2, 1),
             Input => {
                 self.click(target()?, 0, 1)?;
-                // The keys replace the field's text, as on Chromium.
-                self.execute(&format!("return {};", crate::SELECT_FOCUSED_TEXT), &[])?;
+                // The keys replace the field's text, as on Chromium; best effort there too.
+                let select = format!("return {};", crate::SELECT_FOCUSED_TEXT);
+                if let Err(e) = self.execute(&select, &[])
+                    && e.is_device_lost()
+                {
+                    return Err(e);
+                }
                 let text = crate::typed_text(action);
                 self.type_text(text)
             }
