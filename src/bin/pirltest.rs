@@ -77,7 +77,7 @@ struct Cli {
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
     resize_budget: f64,
-    /// An action that changes at most this share of the screen (0 to 1) leaves the agent
+    /// An action that changes at most this share of the screen (0 to 0.3) leaves the agent
     /// on its page without a page-store lookup: typed text, a tick, a one-line message.
     /// 0 looks every screen up, as the paper does.
     #[arg(long, default_value_t = AgentConfig::default().local_page)]

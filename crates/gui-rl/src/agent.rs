@@ -32,7 +32,7 @@ use crate::{
     ActionKey, Aim, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, Frontier,
     MemoryConfig, MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork,
     QNetworkConfig, Result, ScreenPrint, ScreenRead, ScreenReader, SharedEntry,
-    effect::{SEEN_SHARE, grown, inside},
+    effect::{BACKDROP_MIN_CHANGED, SEEN_SHARE, grown, inside},
     had_effect, sets_a_value,
 };
 
@@ -124,17 +124,18 @@ pub struct AgentConfig {
     /// An action that changes at most this share of the screen (in 4-pixel cells, the
     /// widget the pointer left aside) leaves the agent on the page it acted on: the
     /// screen after it is not looked up in the page store. 0 looks every screen up, as
-    /// the paper does. Default 0.03.
+    /// the paper does. Default 0.03; below [`BACKDROP_MIN_CHANGED`], so that a dialog
+    /// coming over a backdrop is never a small change.
     ///
-    /// Typing into a field, ticking a box or showing a one-line message changes 0.1 to
-    /// 2 % of a 1280x800 screen; going to another screen or opening a dialog changes
-    /// more than 5 %. Yet the page store saw many such screens as pages of their own:
+    /// A field's width of typed text is about 1 % of a 1280x800 screen, a dialog's
+    /// backdrop more than 30 %. Yet the page store saw many screens that differ by
+    /// typed text, a tick or a one-line message as pages of their own:
     /// the widgets inside a field with text, its focus ring and its kind as the
     /// classifier reads it all move the layout tree, and at the agent's threshold of
     /// 0.95 a sign-in form with other texts in its fields scored 0.86 to 0.95 against
     /// itself. Each new page pays the most Eq. 1 gives, so typing paid; in one demo run
-    /// (seed 3) 165 of 500 steps were inputs, and the profile and sign-in forms made
-    /// 30 of its 53 pages.
+    /// (seed 3) 165 of 500 steps were inputs, and several of its 53 pages were the
+    /// sign-in form with other texts in its fields.
     pub local_page: f64,
     /// Right after a command (a click on a button or image button that changed the
     /// screen and left the agent on its page), each action keeps a record of its own for
@@ -237,10 +238,14 @@ impl AgentConfig {
                 format!("must be in [0, 1], got {}", self.resize_budget),
             );
         }
-        if !(0.0..=1.0).contains(&self.local_page) {
+        if !(0.0..BACKDROP_MIN_CHANGED).contains(&self.local_page) {
             return fail(
                 "local_page",
-                format!("must be in [0, 1], got {}", self.local_page),
+                format!(
+                    "must be at least 0 and below {BACKDROP_MIN_CHANGED} (the change a \
+                     dialog's backdrop makes), got {}",
+                    self.local_page
+                ),
             );
         }
         if self.train_every == 0 {
@@ -1730,13 +1735,15 @@ mod tests {
         let stayed = pages_of(AgentConfig::default().local_page);
         assert_eq!(stayed[0], stayed[1]);
         assert_ne!(stayed[1], stayed[2], "a large change is looked up");
-        assert!(
-            PirlAgent::new(AgentConfig {
-                local_page: 1.5,
+        for bad in [-0.1, BACKDROP_MIN_CHANGED, 1.5] {
+            let err = PirlAgent::new(AgentConfig {
+                local_page: bad,
                 ..AgentConfig::default()
             })
-            .is_err()
-        );
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("local_page"), "{err}");
+        }
     }
 
     #[test]
