@@ -32,7 +32,7 @@ use crate::{
     ActionKey, Aim, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, Frontier,
     MemoryConfig, MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork,
     QNetworkConfig, Result, ScreenPrint, ScreenRead, ScreenReader, SharedEntry,
-    effect::{BACKDROP_MIN_CHANGED, SEEN_SHARE, grown, inside},
+    effect::{BACKDROP_MIN_CHANGED, SEEN_SHARE, clicks_a_button, grown, inside},
     had_effect, sets_a_value,
 };
 
@@ -902,11 +902,7 @@ impl PirlAgent {
             self.command_promise
                 .insert((prev.page, c), prev.others_best.max(mine));
         }
-        let is_command = prev.kind == ActionKind::Click
-            && matches!(
-                prev.target,
-                Some((_, WidgetKind::Button | WidgetKind::ImageButton))
-            );
+        let is_command = clicks_a_button(prev.kind, prev.target.map(|(_, k)| k));
         let next = if page != prev.page {
             None
         } else if !changed {

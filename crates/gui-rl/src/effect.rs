@@ -596,10 +596,9 @@ pub struct EffectPrior {
     by_action: HashMap<(PageId, ActionKey), Tally>,
     /// Per (page, command, action right after it).
     by_pair: HashMap<(PageId, ActionKey, ActionKey), Tally>,
-    /// How many times each page's state changed ([`Self::state_changed`]).
-    states: HashMap<PageId, u32>,
-    /// How many times a value in each page changed ([`Self::values_changed`]).
-    values: HashMap<PageId, u32>,
+    /// How many times each page's state and values changed ([`Self::state_changed`],
+    /// [`Self::values_changed`]).
+    states: HashMap<PageId, PageState>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -607,10 +606,8 @@ struct Tally {
     tried: u32,
     /// Tries that showed a screen not seen before.
     novel: u32,
-    /// The page state (`EffectPrior::states`) in which `tried` and `novel` were counted.
-    state: u32,
-    /// The count of the page's value changes (`EffectPrior::values`) then.
-    values: u32,
+    /// The page's counts (`EffectPrior::states`) when `tried` and `novel` were counted.
+    state: PageState,
     /// Whether any try, in any state, showed a screen not seen before.
     ever_novel: bool,
 }
@@ -626,7 +623,8 @@ impl Tally {
     /// state than `now`, or, for a button, from before the page's latest value change:
     /// then it counts as untried.
     fn stale(self, now: PageState, button: bool) -> bool {
-        (self.state < now.state || (button && self.values < now.values)) && self.ever_novel
+        (self.state.state < now.state || (button && self.state.values < now.values))
+            && self.ever_novel
     }
 
     fn chance(self) -> f64 {
@@ -655,8 +653,7 @@ impl EffectPrior {
             tally.tried = 0;
             tally.novel = 0;
         }
-        tally.state = now.state;
-        tally.values = now.values;
+        tally.state = now;
         tally.add(novel);
     }
 
@@ -664,7 +661,7 @@ impl EffectPrior {
     /// same page: the page is in a new state, and its actions that once showed something
     /// new count as untried again.
     pub fn state_changed(&mut self, page: PageId) {
-        *self.states.entry(page).or_default() += 1;
+        self.states.entry(page).or_default().state += 1;
     }
 
     /// Records that an action on `page` changed a value the page shows (typed text, a
@@ -672,7 +669,7 @@ impl EffectPrior {
     /// that once showed something new count as untried again, its other actions keep
     /// their records.
     pub fn values_changed(&mut self, page: PageId) {
-        *self.values.entry(page).or_default() += 1;
+        self.states.entry(page).or_default().values += 1;
     }
 
     /// Records that `key`, chosen on `page` right after the command `command`, did or
@@ -726,10 +723,7 @@ impl EffectPrior {
     }
 
     fn state_of(&self, page: PageId) -> PageState {
-        PageState {
-            state: self.states.get(&page).copied().unwrap_or_default(),
-            values: self.values.get(&page).copied().unwrap_or_default(),
-        }
+        self.states.get(&page).copied().unwrap_or_default()
     }
 
     /// The estimated chance, in `(0, 1]`, that `key` on `page` shows something new.
@@ -740,7 +734,7 @@ impl EffectPrior {
 }
 
 /// A page's counts of state and value changes ([`EffectPrior`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct PageState {
     state: u32,
     values: u32,
@@ -748,11 +742,15 @@ struct PageState {
 
 /// Whether `key` is a click on a button, which acts on the values a page holds.
 fn is_button(key: ActionKey, aim: Aim) -> bool {
-    key.kind == ActionKind::Click
-        && matches!(
-            aim.widget,
-            Some(WidgetKind::Button | WidgetKind::ImageButton)
-        )
+    clicks_a_button(key.kind, aim.widget)
+}
+
+/// Whether an action of `kind` on a widget of `target` kind is a click on a button or an
+/// image button: what the effect prior refreshes after a value change, and what
+/// [`AgentConfig::command_states`](crate::AgentConfig::command_states) calls a command.
+pub(crate) fn clicks_a_button(kind: ActionKind, target: Option<WidgetKind>) -> bool {
+    kind == ActionKind::Click
+        && matches!(target, Some(WidgetKind::Button | WidgetKind::ImageButton))
 }
 
 /// Whether an action of `kind` on a widget of `target` kind sets a value its page
