@@ -73,6 +73,10 @@ struct Cli {
     /// after it are untried.
     #[arg(long)]
     command_states: bool,
+    /// When an action puts its page in a new state, start the page's count of executed
+    /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
+    #[arg(long)]
+    state_reward: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -147,6 +151,7 @@ fn main() -> Result<()> {
         local_page: cli.local_page,
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
+        state_reward: cli.state_reward,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

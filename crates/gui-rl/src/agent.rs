@@ -32,7 +32,7 @@ use crate::{
     ActionKey, Aim, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, Frontier,
     MemoryConfig, MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork,
     QNetworkConfig, Result, ScreenPrint, ScreenRead, ScreenReader, SharedEntry,
-    effect::{BACKDROP_MIN_CHANGED, SEEN_SHARE, clicks_a_button, grown, inside},
+    effect::{BACKDROP_MIN_CHANGED, DIALOG_KEPT_SHARE, clicks_a_button, grown, inside},
     had_effect, sets_a_value,
 };
 
@@ -149,6 +149,11 @@ pub struct AgentConfig {
     /// comes back to a command until the actions right after it have each been tried
     /// there.
     pub command_states: bool,
+    /// When an action puts its page in a new state ([`state_refresh`](Self::state_refresh)),
+    /// the page's executed count `n` of Eq. 1 starts again from zero, so the step that
+    /// changed the state is paid as a step onto a page with nothing tried yet. Default
+    /// `false`.
+    pub state_reward: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -206,6 +211,7 @@ impl Default for AgentConfig {
             local_novelty: true,
             local_page: 0.03,
             command_states: false,
+            state_reward: false,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -975,7 +981,8 @@ impl PirlAgent {
 
     /// The dialog open over a backdrop on `worker`'s screen `now`: one that the worker's
     /// last action opened ([`ScreenPrint::dialog_over_backdrop`] of the screen before
-    /// it), or the one open before while nothing outside it has changed since.
+    /// it), or the one open before while at most [`DIALOG_KEPT_SHARE`] of the screen
+    /// outside it has changed since.
     fn follow_dialog(&mut self, worker: usize, now: &ScreenPrint) -> Option<Rect> {
         let before = slot(&mut self.pending, worker)
             .as_ref()
@@ -983,7 +990,7 @@ impl PirlAgent {
         let open = slot(&mut self.dialog, worker);
         *open = before.and_then(|before| {
             before.dialog_over_backdrop(now).or_else(|| {
-                open.filter(|d| before.changed_outside(now, Some(grown(*d))) <= SEEN_SHARE)
+                open.filter(|d| before.changed_outside(now, Some(grown(*d))) <= DIALOG_KEPT_SHARE)
             })
         });
         *open
@@ -1298,6 +1305,9 @@ impl PirlAgent {
                     self.prior.values_changed(page);
                 } else {
                     self.prior.state_changed(page);
+                    if self.config.state_reward {
+                        self.store.forget_executed(page)?;
+                    }
                 }
             }
             if self.config.frontier {
@@ -1347,6 +1357,7 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
 
 #[cfg(test)]
 mod tests {
+    use crate::SEEN_SHARE;
     use gui_core::ActionParam;
     use image::{Rgb, RgbImage};
 
@@ -1524,6 +1535,37 @@ mod tests {
                 assert_eq!(a.stats().dialog_steps, 0);
             }
         }
+    }
+
+    #[test]
+    fn a_selection_behind_the_backdrop_leaves_the_dialog_open() {
+        let page = screen(&[(20, 20, 200, 40), (20, 100, 90, 40), (20, 260, 200, 40)]);
+        let dialog = Rect::new(40, 140, 160, 100);
+        let open = with_dialog(&page, dialog);
+        // A word highlighted behind the backdrop that comes and goes: 16 of the 4,800
+        // cells, more than `SEEN_SHARE`, far less than the backdrop's change.
+        let mut marked = open.pixels().clone();
+        for y in 280..288 {
+            for x in 40..72 {
+                marked.put_pixel(x, y, Rgb([20, 40, 110]));
+            }
+        }
+        let marked = Screenshot::new(marked, 1.0, 0).unwrap();
+        let changed = ScreenPrint::of(&open).changed_outside(&ScreenPrint::of(&marked), None);
+        assert!(
+            changed > SEEN_SHARE && changed < DIALOG_KEPT_SHARE,
+            "{changed}"
+        );
+        let mut a = agent();
+        a.decide(&page, Platform::Web, &ActionKind::ALL).unwrap();
+        let mut behind = 0;
+        for i in 0..12 {
+            let shot = if i % 2 == 0 { &open } else { &marked };
+            let action = a.decide(shot, Platform::Web, &ActionKind::ALL).unwrap();
+            behind += usize::from(action.widget().is_some_and(|w| !inside(w.rect, dialog)));
+        }
+        assert_eq!(behind, 0);
+        assert_eq!(a.stats().dialog_steps, 12);
     }
 
     #[test]

@@ -559,6 +559,13 @@ impl PageStore {
         Ok(())
     }
 
+    /// Forgets which actions were executed on `page` (its `n` of Eq. 1 becomes 0): the
+    /// page is in a state where they may do something else.
+    pub fn forget_executed(&mut self, page: PageId) -> Result<()> {
+        self.page_mut(page)?.stats.executed.clear();
+        Ok(())
+    }
+
     /// The reward of Eq. 1 for a transition from `from` to `to`, from the counters as they
     /// are now: `n` and `m` of `to`, `N` of `from` (see [`curiosity_reward`]).
     pub fn transition_reward(&self, from: PageId, to: PageId) -> Result<f64> {
