@@ -984,12 +984,22 @@ impl PirlAgent {
     /// it), or the one open before while at most [`DIALOG_KEPT_SHARE`] of the screen
     /// outside it has changed since.
     fn follow_dialog(&mut self, worker: usize, now: &ScreenPrint) -> Option<Rect> {
-        let before = slot(&mut self.pending, worker)
-            .as_ref()
-            .map(|p| p.before.clone());
+        let (before, pointer) = match slot(&mut self.pending, worker).as_ref() {
+            Some(p) => {
+                let pointer: Vec<Rect> = p
+                    .target
+                    .map(|(r, _)| r)
+                    .into_iter()
+                    .chain(p.left)
+                    .map(grown)
+                    .collect();
+                (Some(p.before.clone()), pointer)
+            }
+            None => (None, Vec::new()),
+        };
         let open = slot(&mut self.dialog, worker);
         *open = before.and_then(|before| {
-            before.dialog_over_backdrop(now).or_else(|| {
+            before.dialog_over_backdrop(now, &pointer).or_else(|| {
                 open.filter(|d| before.changed_outside(now, Some(grown(*d))) <= DIALOG_KEPT_SHARE)
             })
         });

@@ -820,6 +820,15 @@ mod tests {
         // n(next) = 1 of 4, N(home) = 2: 0.75 / sqrt(2).
         let r = s.transition_reward(home, next).unwrap();
         assert!((r - 0.75 / 2f64.sqrt()).abs() < 1e-12, "{r}");
+        // A new state of `next` forgets its executed action: 1 / sqrt(2), and only
+        // `next` is touched.
+        s.forget_executed(next).unwrap();
+        assert_eq!(s.stats(next).unwrap().executed(), 0);
+        assert_eq!(s.stats(next).unwrap().transitions(), 2);
+        assert_eq!(s.stats(home).unwrap().executed(), 1);
+        let r = s.transition_reward(home, next).unwrap();
+        assert!((r - 1.0 / 2f64.sqrt()).abs() < 1e-12, "{r}");
+        assert!(s.forget_executed(PageId(9)).is_err());
     }
 
     #[test]
