@@ -449,9 +449,6 @@ fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
     })
 }
 
-/// The weighted least-squares line `y = k·x + b` through `(x, y, weight)` points; `None`
-/// when the points have less spread in `x` than a standard deviation of 8 levels (a
-/// nearly blank screen fits any line).
 /// The line `y = k · x + b`, `k` within [`BACKDROP_DIMMING`] in steps of 0.01, that the
 /// most of the weighted points `(x, y, count)` lie within [`BACKDROP_FIT`] of. `None` when
 /// there are no points.
@@ -482,6 +479,9 @@ fn vote_line(points: &[(f64, f64, u32)]) -> Option<(f64, f64)> {
     best.map(|(_, k, b)| (k, b))
 }
 
+/// The weighted least-squares line `y = k·x + b` through `(x, y, weight)` points; `None`
+/// when the points have less spread in `x` than a standard deviation of 8 levels (a
+/// nearly blank screen fits any line).
 fn fit_line(points: impl Iterator<Item = (f64, f64, f64)>) -> Option<(f64, f64)> {
     let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for (x, y, w) in points {
