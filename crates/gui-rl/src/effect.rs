@@ -450,8 +450,9 @@ fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
 }
 
 /// The line `y = k · x + b`, `k` within [`BACKDROP_DIMMING`] in steps of 0.01, that the
-/// most of the weighted points `(x, y, count)` lie within [`BACKDROP_FIT`] of. `None` when
-/// there are no points.
+/// most of the weighted points `(x, y, count)` lie within [`BACKDROP_FIT`] of (ties go to
+/// the smaller `k`, then the smaller `b`). The caller's points are never empty; for none,
+/// the line through the first `k` and the lowest offset comes back.
 fn vote_line(points: &[(f64, f64, u32)]) -> Option<(f64, f64)> {
     let (lo, hi) = (*BACKDROP_DIMMING.start(), *BACKDROP_DIMMING.end());
     let steps = ((hi - lo) / 0.01).round() as usize;
