@@ -317,7 +317,7 @@ impl ScreenPrint {
             .filter(|(_, c)| **c > 0)
             .map(|(i, c)| ((i / 256) as f64, (i % 256) as f64, *c))
             .collect();
-        let (mut k, mut b) = vote_line(&pairs_seen)?;
+        let (mut k, mut b) = vote_line(&pairs_seen);
         let explained = |k: f64, b: f64, tolerance: f64| -> Vec<bool> {
             pairs()
                 .map(|(x, y)| (k * x + b - y).abs() <= tolerance)
@@ -451,13 +451,13 @@ fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
 
 /// The line `y = k · x + b`, `k` within [`BACKDROP_DIMMING`] in steps of 0.01, that the
 /// most of the weighted points `(x, y, count)` lie within [`BACKDROP_FIT`] of (ties go to
-/// the smaller `k`, then the smaller `b`). The caller's points are never empty; for none,
-/// the line through the first `k` and the lowest offset comes back.
-fn vote_line(points: &[(f64, f64, u32)]) -> Option<(f64, f64)> {
+/// the smaller `k`, then the smaller `b`; with no points, the smallest of both).
+fn vote_line(points: &[(f64, f64, u32)]) -> (f64, f64) {
     let (lo, hi) = (*BACKDROP_DIMMING.start(), *BACKDROP_DIMMING.end());
     let steps = ((hi - lo) / 0.01).round() as usize;
     let reach = BACKDROP_FIT as usize;
-    let mut best: Option<(u32, f64, f64)> = None;
+    // Votes, `k` and `b` of the best line so far.
+    let mut best = (0u32, lo, -255.0);
     // Offsets of a dimming line lie in [-255, 255]: one bin per brightness level.
     let mut bins = vec![0u32; 511 + 2 * reach];
     for step in 0..=steps {
@@ -471,13 +471,13 @@ fn vote_line(points: &[(f64, f64, u32)]) -> Option<(f64, f64)> {
         let mut window: u32 = bins[..2 * reach].iter().sum();
         for centre in reach..bins.len() - reach {
             window += bins[centre + reach];
-            if best.is_none_or(|(n, ..)| window > n) {
-                best = Some((window, k, centre as f64 - 255.0 - reach as f64));
+            if window > best.0 {
+                best = (window, k, centre as f64 - 255.0 - reach as f64);
             }
             window -= bins[centre - reach];
         }
     }
-    best.map(|(_, k, b)| (k, b))
+    (best.1, best.2)
 }
 
 /// The weighted least-squares line `y = k·x + b` through `(x, y, weight)` points; `None`
