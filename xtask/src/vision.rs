@@ -14,7 +14,7 @@ use gui_vision::eval::{DetectionScore, PAPER_IOU, match_boxes};
 use gui_vision::{
     CnnSample, CnnTrainConfig, EmbedConfig, Embedder, ExtractConfig, LocationFeature, Vision,
     VisionConfig, WidgetCnn, WidgetCnnConfig, WidgetEmbedder, evaluate_cnn, extract_screenshot,
-    prepare_crop, shipped_model_path, train_widget_cnn,
+    prepare_crop_with_context, shipped_model_path, train_widget_cnn,
 };
 use rand::{Rng, SeedableRng};
 
@@ -23,7 +23,8 @@ const USAGE: &str =
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
-             [--epochs N] [--lr L] [--feature-dim D] [--channels A,B,C] [--seed S] [--out PATH]
+             [--epochs N] [--lr L] [--feature-dim D] [--channels A,B,C] [--context F] [--seed S]
+             [--out PATH]
   eval-cnn   score a trained widget-kind CNN on the validation screens and the held-out apps
              [--model PATH] [--validation-pages PREFIX,...]
   location   compare the CNN location feature with the exact mask feature
@@ -54,6 +55,7 @@ struct Flags {
     lr: Option<f64>,
     feature_dim: Option<usize>,
     channels: Option<[usize; 3]>,
+    context: Option<f32>,
     model: Option<PathBuf>,
     validation_pages: Vec<String>,
     seed: u64,
@@ -69,6 +71,7 @@ impl Flags {
             lr: None,
             feature_dim: None,
             channels: None,
+            context: None,
             model: None,
             validation_pages: Vec::new(),
             seed: 1,
@@ -98,6 +101,7 @@ impl Flags {
                     };
                     f.channels = Some(widths);
                 }
+                "--context" => f.context = Some(value()?.parse().context("--context")?),
                 "--model" => f.model = Some(PathBuf::from(value()?)),
                 "--validation-pages" => {
                     f.validation_pages = value()?.split(',').map(str::to_owned).collect()
@@ -418,16 +422,17 @@ fn tune(flags: &Flags) -> Result<()> {
 fn samples(
     entries: &[DatasetEntry],
     split: Split,
-    side: usize,
+    cfg: &WidgetCnnConfig,
     jitter: usize,
     rng: &mut impl Rng,
 ) -> Result<Vec<CnnSample>> {
+    let (side, context) = (cfg.input, cfg.context);
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| split_of(&e.labels.app) == split) {
         let shot = screenshot(e)?;
         for (rect, kind) in e.labels.visible_widgets(shot.pixels()) {
             out.push(CnnSample {
-                input: prepare_crop(shot.pixels(), rect, side)?,
+                input: prepare_crop_with_context(shot.pixels(), rect, side, context)?,
                 kind,
             });
             for _ in 0..jitter {
@@ -437,9 +442,9 @@ fn samples(
                 let width = (r.width as i32 + dx1 - dx0).max(2) as u32;
                 let height = (r.height as i32 + dy1 - dy0).max(2) as u32;
                 let j = Rect::new(r.x + dx0, r.y + dy0, width, height);
-                if let Ok(mut input) = prepare_crop(shot.pixels(), j, side) {
+                if let Ok(mut input) = prepare_crop_with_context(shot.pixels(), j, side, context) {
                     // Colour schemes differ between apps, shapes less: the jittered copy
-                    // also gets its colour channels shuffled.
+                    // also gets its colour channels shuffled (the context's the same way).
                     let plane = side * side;
                     let order = [
                         [0, 1, 2],
@@ -450,9 +455,12 @@ fn samples(
                         [2, 1, 0],
                     ][rng.random_range(0..6)];
                     let src = input.pixels.clone();
-                    for (c, &from) in order.iter().enumerate() {
-                        input.pixels[c * plane..(c + 1) * plane]
-                            .copy_from_slice(&src[from * plane..(from + 1) * plane]);
+                    for group in 0..src.len() / (3 * plane) {
+                        let base = group * 3 * plane;
+                        for (c, &from) in order.iter().enumerate() {
+                            let (to, from) = (base + c * plane, base + from * plane);
+                            input.pixels[to..to + plane].copy_from_slice(&src[from..from + plane]);
+                        }
                     }
                     out.push(CnnSample { input, kind });
                 }
@@ -471,6 +479,9 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     if let Some(c) = flags.channels {
         cfg.channels = c;
     }
+    if let Some(c) = flags.context {
+        cfg.context = c;
+    }
     let mut train_cfg = CnnTrainConfig {
         seed: flags.seed,
         ..CnnTrainConfig::default()
@@ -483,8 +494,8 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
     let (fit, validate) = fit_and_validation(&entries);
-    let train = samples(&fit, Split::Train, cfg.input, 1, &mut rng)?;
-    let val = samples(&validate, Split::Train, cfg.input, 0, &mut rng)?;
+    let train = samples(&fit, Split::Train, &cfg, 1, &mut rng)?;
+    let val = samples(&validate, Split::Train, &cfg, 0, &mut rng)?;
     println!(
         "widget CNN: {} training crops (with jitter), {} validation crops; config {cfg:?}",
         train.len(),
@@ -541,7 +552,7 @@ fn fit_and_validation(entries: &[DatasetEntry]) -> (Vec<DatasetEntry>, Vec<Datas
 fn report_held_out(cnn: &WidgetCnn, entries: &[DatasetEntry]) -> Result<f64> {
     // Crops without jitter draw nothing from the generator.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let side = cnn.config().input;
+    let cfg = cnn.config().clone();
     let mut held_out: Vec<&str> = entries
         .iter()
         .filter(|e| split_of(&e.labels.app) == Split::Test)
@@ -557,7 +568,7 @@ fn report_held_out(cnn: &WidgetCnn, entries: &[DatasetEntry]) -> Result<f64> {
             .filter(|e| e.labels.app == app)
             .cloned()
             .collect();
-        let crops = samples(&of_app, Split::Test, side, 0, &mut rng)?;
+        let crops = samples(&of_app, Split::Test, &cfg, 0, &mut rng)?;
         let (acc, _) = evaluate_cnn(cnn, &crops)?;
         per_app.push((app, crops.len(), acc));
         test.extend(crops);
@@ -600,7 +611,7 @@ fn eval_cnn(flags: &Flags) -> Result<()> {
         })
         .collect();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let val = samples(&validate, Split::Train, cnn.config().input, 0, &mut rng)?;
+    let val = samples(&validate, Split::Train, cnn.config(), 0, &mut rng)?;
     let (acc, _) = evaluate_cnn(&cnn, &val)?;
     println!(
         "{}: validation accuracy {acc:.4} on {} crops of {} screens",

@@ -7,7 +7,7 @@ use gui_core::{Rect, Widget, WidgetKind};
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
-use crate::cnn::{CnnInput, GEOMETRY_INPUTS, WidgetCnn, prepare_crop};
+use crate::cnn::{CnnInput, GEOMETRY_INPUTS, WidgetCnn};
 use crate::{Error, Result};
 
 /// Turns the widgets of one screen into vectors.
@@ -125,9 +125,10 @@ impl WidgetEmbedder {
                 .collect(),
             LocationFeature::Cnn => {
                 let side = self.cnn.config().input;
+                let channels = self.cnn.config().in_channels();
                 let inputs: Vec<CnnInput> = widgets
                     .iter()
-                    .map(|w| mask_input(screen_size, w.rect, side))
+                    .map(|w| mask_input(screen_size, w.rect, side, channels))
                     .collect();
                 self.cnn.forward(&inputs)?.features
             }
@@ -162,10 +163,9 @@ impl Embedder for WidgetEmbedder {
     }
 
     fn embed(&self, screen: &RgbImage, widgets: &[Widget]) -> Result<Vec<Vec<f32>>> {
-        let side = self.cnn.config().input;
         let inputs = widgets
             .iter()
-            .map(|w| prepare_crop(screen, w.rect, side))
+            .map(|w| self.cnn.prepare(screen, w.rect))
             .collect::<Result<Vec<_>>>()?;
         let features = self.cnn.forward(&inputs)?.features;
         self.embed_with_features(screen.dimensions(), widgets, &features)
@@ -199,14 +199,15 @@ pub fn location_mask(screen: (u32, u32), rect: Rect, grid: usize) -> Vec<f32> {
 }
 
 /// The white-box-on-black mask of the paper, already squashed to the CNN's input size.
-fn mask_input(screen: (u32, u32), rect: Rect, side: usize) -> CnnInput {
+fn mask_input(screen: (u32, u32), rect: Rect, side: usize, channels: usize) -> CnnInput {
     // Same value range as image crops: black -0.5, white 0.5.
     let plane: Vec<f32> = location_mask(screen, rect, side)
         .into_iter()
         .map(|v| v - 0.5)
         .collect();
-    let mut pixels = Vec::with_capacity(3 * plane.len());
-    for _ in 0..3 {
+    // The whole screen is the crop: its context channels show the same mask.
+    let mut pixels = Vec::with_capacity(channels * plane.len());
+    for _ in 0..channels {
         pixels.extend_from_slice(&plane);
     }
     let (w, h) = (screen.0.max(1) as f32, screen.1.max(1) as f32);
@@ -244,6 +245,7 @@ mod tests {
                     input: 16,
                     channels: [4, 4, 4],
                     feature_dim: 10,
+                    context: 0.0,
                 },
                 1,
             )

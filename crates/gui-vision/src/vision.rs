@@ -5,7 +5,7 @@ use std::sync::Arc;
 use gui_core::{Screenshot, Widget};
 use serde::{Deserialize, Serialize};
 
-use crate::cnn::{WidgetCnn, argmax_kind, prepare_crop};
+use crate::cnn::{WidgetCnn, argmax_kind};
 use crate::embed::{EmbedConfig, Embedder, WidgetEmbedder};
 use crate::extract::{DetectedBox, ExtractConfig, extract_screenshot};
 use crate::{Result, WidgetClassifier};
@@ -87,7 +87,7 @@ impl Vision {
         let cnn = self.embedder.cnn();
         let inputs = rects
             .iter()
-            .map(|&r| prepare_crop(screen, r, cnn.config().input))
+            .map(|&r| cnn.prepare(screen, r))
             .collect::<Result<Vec<_>>>()?;
         let out = cnn.forward(&inputs)?;
         let kinds = match &self.classifier {
