@@ -23,12 +23,13 @@ const USAGE: &str =
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
-             [--epochs N] [--lr L] [--feature-dim D] [--channels A,B,C] [--context F] [--seed S]
-             [--out PATH]
+             [--epochs N] [--lr L] [--cosine] [--jitter N] [--feature-dim D] [--channels A,B,C]
+             [--context F] [--seed S] [--out PATH]
   eval-cnn   score a trained widget-kind CNN on the validation screens and the held-out apps
              [--model PATH] [--validation-pages PREFIX,...]
   location   compare the CNN location feature with the exact mask feature
-  bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core";
+  bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core
+             [--model PATH]";
 
 pub fn run(rest: &[String]) -> Result<()> {
     if let Some(outcome) = crate::in_release("vision", rest) {
@@ -53,6 +54,8 @@ struct Flags {
     data: PathBuf,
     epochs: Option<usize>,
     lr: Option<f64>,
+    cosine: bool,
+    jitter: usize,
     feature_dim: Option<usize>,
     channels: Option<[usize; 3]>,
     context: Option<f32>,
@@ -69,6 +72,8 @@ impl Flags {
             data: crate::root().join("target/vision-data"),
             epochs: None,
             lr: None,
+            cosine: false,
+            jitter: 1,
             feature_dim: None,
             channels: None,
             context: None,
@@ -88,6 +93,8 @@ impl Flags {
                 "--data" => f.data = PathBuf::from(value()?),
                 "--epochs" => f.epochs = Some(value()?.parse().context("--epochs")?),
                 "--lr" => f.lr = Some(value()?.parse().context("--lr")?),
+                "--cosine" => f.cosine = true,
+                "--jitter" => f.jitter = value()?.parse().context("--jitter")?,
                 "--feature-dim" => f.feature_dim = Some(value()?.parse().context("--feature-dim")?),
                 "--channels" => {
                     let v = value()?;
@@ -416,9 +423,9 @@ fn tune(flags: &Flags) -> Result<()> {
     Ok(())
 }
 
-/// Crops of ground-truth widgets. Training crops are also jittered (each side moved by up
-/// to 3 px, one extra crop each) so the network does not depend on pixel-exact boxes from
-/// the detector.
+/// Crops of ground-truth widgets. Training crops also get `jitter` extra copies each (each
+/// side moved by up to 3 px, colour channels shuffled) so the network does not depend on
+/// pixel-exact boxes from the detector or on one app's colours.
 fn samples(
     entries: &[DatasetEntry],
     split: Split,
@@ -492,9 +499,10 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     if let Some(lr) = flags.lr {
         train_cfg.learning_rate = lr;
     }
+    train_cfg.cosine |= flags.cosine;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(flags.seed);
     let (fit, validate) = fit_and_validation(&entries);
-    let train = samples(&fit, Split::Train, &cfg, 1, &mut rng)?;
+    let train = samples(&fit, Split::Train, &cfg, flags.jitter, &mut rng)?;
     let val = samples(&validate, Split::Train, &cfg, 0, &mut rng)?;
     println!(
         "widget CNN: {} training crops (with jitter), {} validation crops; config {cfg:?}",
@@ -515,9 +523,10 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     println!("accuracy: train {train_acc:.4}");
     let test_acc = report_held_out(&cnn, &entries)?;
     cnn.set_notes(format!(
-        "trained by `cargo xtask vision train-cnn --seed {}` on {} crops of the train apps; \
-         kept epoch {}; held-out accuracy {test_acc:.4}; {train_cfg:?}",
+        "trained by `cargo xtask vision train-cnn --seed {} --jitter {}` on {} crops of the \
+         train apps; kept epoch {}; held-out accuracy {test_acc:.4}; {train_cfg:?}",
         flags.seed,
+        flags.jitter,
         train.len(),
         report.kept_epoch
     ));
@@ -725,7 +734,10 @@ fn location(flags: &Flags) -> Result<()> {
 /// screens.
 fn bench(flags: &Flags) -> Result<()> {
     let entries = dataset(&flags.data)?;
-    let cnn = load_cnn()?;
+    let cnn = match &flags.model {
+        Some(path) => Arc::new(WidgetCnn::load(path)?),
+        None => load_cnn()?,
+    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     for (label, viewport) in [
         ("1280x800 desktop", "desktop"),

@@ -33,6 +33,8 @@
 mod classify;
 #[cfg(feature = "cnn")]
 mod cnn;
+#[cfg(feature = "cnn")]
+mod cnn_infer;
 mod components;
 pub mod dataset;
 mod edges;

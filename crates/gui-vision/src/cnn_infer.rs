@@ -1,0 +1,309 @@
+//! Inference of [`WidgetCnn`](crate::WidgetCnn) in plain Rust: each 3×3 convolution, its
+//! bias, ReLU and the 2×2 max pooling after it in one pass over a padded channels-last
+//! buffer, then the two dense layers and the softmax. Training keeps candle's layers.
+//!
+//! Why: candle's CPU convolution (im2col, a matrix product, then bias, ReLU and pooling as
+//! separate passes over every feature map) took 21–26 ms for the 46 crops of a 1280x800
+//! screen on one core, seven times the edges and boxes together (`cargo xtask vision
+//! bench`). The arithmetic is about one million multiply-adds per crop.
+//!
+//! Each crop is computed on its own (rayon over the crops, in the caller's pool), so the
+//! result does not depend on the batch or the number of threads. The inner loops run over
+//! output channels, contiguous in memory, and are compiled once per instruction set with
+//! `pulp` (AVX2 when the CPU has it); the multiply and the add stay two operations, so
+//! every instruction set gives the same numbers.
+
+use rayon::prelude::*;
+
+use gui_core::WidgetKind;
+
+use crate::cnn::{CnnInput, GEOMETRY_INPUTS};
+
+/// One 3×3 convolution (padding 1, stride 1) with ReLU and 2×2 max pooling.
+#[derive(Debug, Clone)]
+struct ConvPool {
+    c_in: usize,
+    c_out: usize,
+    /// `[((ky * 3 + kx) * c_in + ci) * c_out + co]`: output channels innermost.
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl ConvPool {
+    /// From a `(c_out, c_in, 3, 3)` kernel in candle's layout.
+    fn new(kernel: &[f32], bias: Vec<f32>, c_in: usize) -> Self {
+        let c_out = bias.len();
+        let mut weights = vec![0f32; kernel.len()];
+        for co in 0..c_out {
+            for ci in 0..c_in {
+                for tap in 0..9 {
+                    weights[(tap * c_in + ci) * c_out + co] = kernel[(co * c_in + ci) * 9 + tap];
+                }
+            }
+        }
+        Self {
+            c_in,
+            c_out,
+            weights,
+            bias,
+        }
+    }
+
+    /// `src` is `(side + 2)² × c_in`, channels last, with a zero frame one pixel wide.
+    /// Returns the pooled map, `(side / 2 + 2)² × c_out` with its own zero frame (ready
+    /// for the next layer).
+    #[inline(always)]
+    fn run(&self, src: &[f32], side: usize) -> Vec<f32> {
+        // A fixed width lets the compiler keep the accumulators in vector registers.
+        match self.c_out {
+            4 => self.run_fixed::<4>(src, side),
+            8 => self.run_fixed::<8>(src, side),
+            16 => self.run_fixed::<16>(src, side),
+            32 => self.run_fixed::<32>(src, side),
+            64 => self.run_fixed::<64>(src, side),
+            _ => self.run_any(src, side),
+        }
+    }
+
+    #[inline(always)]
+    fn run_fixed<const CO: usize>(&self, src: &[f32], side: usize) -> Vec<f32> {
+        let ci_n = self.c_in;
+        let padded = side + 2;
+        let half = side / 2;
+        let out_padded = half + 2;
+        let mut out = vec![0f32; out_padded * out_padded * CO];
+        let bias: [f32; CO] = self.bias[..].try_into().expect("CO is the bias length");
+        let taps: Vec<[f32; CO]> = self
+            .weights
+            .chunks_exact(CO)
+            .map(|w| w.try_into().expect("chunks of CO"))
+            .collect();
+        // Two rows of the convolution's output, pooled once both are done.
+        let mut rows = vec![[0f32; CO]; 2 * side];
+        for py in 0..half {
+            for (r, row) in rows.chunks_exact_mut(side).enumerate() {
+                let oy = 2 * py + r;
+                for (ox, out) in row.iter_mut().enumerate() {
+                    // A local accumulator stays in registers; one behind the `&mut` into
+                    // `rows` was written back to memory at every multiply-add.
+                    let mut acc = bias;
+                    for ky in 0..3 {
+                        let at = ((oy + ky) * padded + ox) * ci_n;
+                        // The three taps of a kernel row are adjacent pixels: 3 × c_in
+                        // contiguous inputs against 3 × c_in weight rows.
+                        let inputs = &src[at..at + 3 * ci_n];
+                        let wrows = &taps[ky * 3 * ci_n..(ky + 1) * 3 * ci_n];
+                        for (&v, w) in inputs.iter().zip(wrows) {
+                            for c in 0..CO {
+                                acc[c] += v * w[c];
+                            }
+                        }
+                    }
+                    *out = acc;
+                }
+            }
+            let (top, bottom) = rows.split_at(side);
+            for px in 0..half {
+                let at = ((py + 1) * out_padded + px + 1) * CO;
+                let dst = &mut out[at..at + CO];
+                let (a0, a1) = (&top[2 * px], &top[2 * px + 1]);
+                let (b0, b1) = (&bottom[2 * px], &bottom[2 * px + 1]);
+                for c in 0..CO {
+                    // ReLU after the maximum is the maximum after ReLU.
+                    dst[c] = a0[c].max(a1[c]).max(b0[c]).max(b1[c]).max(0.0);
+                }
+            }
+        }
+        out
+    }
+
+    /// [`run_fixed`](Self::run_fixed) for any number of output channels (slower: the
+    /// accumulators live in memory).
+    #[inline(always)]
+    fn run_any(&self, src: &[f32], side: usize) -> Vec<f32> {
+        let (ci_n, co_n) = (self.c_in, self.c_out);
+        let padded = side + 2;
+        let half = side / 2;
+        let out_padded = half + 2;
+        let mut out = vec![0f32; out_padded * out_padded * co_n];
+        let mut rows = vec![0f32; 2 * side * co_n];
+        for py in 0..half {
+            for (r, row) in rows.chunks_exact_mut(side * co_n).enumerate() {
+                let oy = 2 * py + r;
+                for (ox, acc) in row.chunks_exact_mut(co_n).enumerate() {
+                    acc.copy_from_slice(&self.bias);
+                    for ky in 0..3 {
+                        let at = ((oy + ky) * padded + ox) * ci_n;
+                        let inputs = &src[at..at + 3 * ci_n];
+                        let wrows = &self.weights[ky * 3 * ci_n * co_n..(ky + 1) * 3 * ci_n * co_n];
+                        for (&v, w) in inputs.iter().zip(wrows.chunks_exact(co_n)) {
+                            for (a, &k) in acc.iter_mut().zip(w) {
+                                *a += v * k;
+                            }
+                        }
+                    }
+                }
+            }
+            let (top, bottom) = rows.split_at(side * co_n);
+            for px in 0..half {
+                let at = ((py + 1) * out_padded + px + 1) * co_n;
+                let dst = &mut out[at..at + co_n];
+                let a = &top[2 * px * co_n..(2 * px + 2) * co_n];
+                let b = &bottom[2 * px * co_n..(2 * px + 2) * co_n];
+                for (c, d) in dst.iter_mut().enumerate() {
+                    *d = a[c].max(a[co_n + c]).max(b[c]).max(b[co_n + c]).max(0.0);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The network's weights laid out for [`FastCnn::run`].
+#[derive(Debug, Clone)]
+pub(crate) struct FastCnn {
+    side: usize,
+    in_channels: usize,
+    convs: [ConvPool; 3],
+    feature_dim: usize,
+    /// `[input][feature]`: the first dense layer, transposed.
+    fc1: Vec<f32>,
+    fc1_bias: Vec<f32>,
+    /// `[feature][kind]`: the logits layer, transposed.
+    fc2: Vec<f32>,
+    fc2_bias: Vec<f32>,
+}
+
+/// The weights of [`WidgetCnn`](crate::WidgetCnn) in candle's order and layout, flat.
+pub(crate) struct Weights<'a> {
+    pub side: usize,
+    pub in_channels: usize,
+    pub channels: [usize; 3],
+    pub feature_dim: usize,
+    /// conv1 w, conv1 b, conv2 w, conv2 b, conv3 w, conv3 b, fc w, fc b, out w, out b.
+    pub params: [&'a [f32]; 10],
+}
+
+impl FastCnn {
+    pub(crate) fn new(w: &Weights<'_>) -> Self {
+        let p = &w.params;
+        let [c1, c2, c3] = w.channels;
+        let convs = [
+            ConvPool::new(p[0], p[1].to_vec(), w.in_channels),
+            ConvPool::new(p[2], p[3].to_vec(), c1),
+            ConvPool::new(p[4], p[5].to_vec(), c2),
+        ];
+        let q = w.side / 8;
+        let inputs = c3 * q * q + GEOMETRY_INPUTS;
+        Self {
+            side: w.side,
+            in_channels: w.in_channels,
+            convs,
+            feature_dim: w.feature_dim,
+            fc1: transpose(p[6], w.feature_dim, inputs),
+            fc1_bias: p[7].to_vec(),
+            fc2: transpose(p[8], WidgetKind::COUNT, w.feature_dim),
+            fc2_bias: p[9].to_vec(),
+        }
+    }
+
+    /// Kind probabilities and features of every input, in order.
+    pub(crate) fn run(&self, inputs: &[CnnInput]) -> Vec<([f32; WidgetKind::COUNT], Vec<f32>)> {
+        inputs
+            .par_iter()
+            .map(|i| {
+                pulp::Arch::new().dispatch(OneCrop {
+                    net: self,
+                    input: i,
+                })
+            })
+            .collect()
+    }
+
+    #[inline(always)]
+    fn one(&self, input: &CnnInput) -> ([f32; WidgetKind::COUNT], Vec<f32>) {
+        let (s, c) = (self.side, self.in_channels);
+        let padded = s + 2;
+        // Channels-first input to a channels-last buffer with a zero frame.
+        let mut x = vec![0f32; padded * padded * c];
+        let plane = s * s;
+        for y in 0..s {
+            for xx in 0..s {
+                let at = ((y + 1) * padded + xx + 1) * c;
+                for (ch, v) in x[at..at + c].iter_mut().enumerate() {
+                    *v = input.pixels[ch * plane + y * s + xx];
+                }
+            }
+        }
+        let mut side = s;
+        for conv in &self.convs {
+            x = conv.run(&x, side);
+            side /= 2;
+        }
+        // Flatten in candle's channels-first order, then the shape numbers.
+        let c3 = self.convs[2].c_out;
+        let padded = side + 2;
+        let mut flat = vec![0f32; c3 * side * side + GEOMETRY_INPUTS];
+        for y in 0..side {
+            for xx in 0..side {
+                let at = ((y + 1) * padded + xx + 1) * c3;
+                for ch in 0..c3 {
+                    flat[ch * side * side + y * side + xx] = x[at + ch];
+                }
+            }
+        }
+        flat[c3 * side * side..].copy_from_slice(&input.geometry);
+        let mut feat = self.fc1_bias.clone();
+        for (&v, w) in flat.iter().zip(self.fc1.chunks_exact(self.feature_dim)) {
+            for (f, &k) in feat.iter_mut().zip(w) {
+                *f += v * k;
+            }
+        }
+        for f in &mut feat {
+            *f = f.max(0.0);
+        }
+        let mut logits = [0f32; WidgetKind::COUNT];
+        logits.copy_from_slice(&self.fc2_bias);
+        for (&v, w) in feat.iter().zip(self.fc2.chunks_exact(WidgetKind::COUNT)) {
+            for (l, &k) in logits.iter_mut().zip(w) {
+                *l += v * k;
+            }
+        }
+        (softmax(logits), feat)
+    }
+}
+
+struct OneCrop<'a> {
+    net: &'a FastCnn,
+    input: &'a CnnInput,
+}
+
+impl pulp::WithSimd for OneCrop<'_> {
+    type Output = ([f32; WidgetKind::COUNT], Vec<f32>);
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> Self::Output {
+        self.net.one(self.input)
+    }
+}
+
+/// `(rows, cols)` row-major to `(cols, rows)` row-major.
+fn transpose(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut t = vec![0f32; m.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            t[c * rows + r] = m[r * cols + c];
+        }
+    }
+    t
+}
+
+fn softmax(logits: [f32; WidgetKind::COUNT]) -> [f32; WidgetKind::COUNT] {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut out = logits.map(|l| (l - max).exp());
+    let sum: f32 = out.iter().sum();
+    for p in &mut out {
+        *p /= sum;
+    }
+    out
+}
