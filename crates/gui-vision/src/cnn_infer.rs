@@ -73,11 +73,8 @@ impl ConvPool {
         let out_padded = half + 2;
         let mut out = vec![0f32; out_padded * out_padded * CO];
         let bias: [f32; CO] = self.bias[..].try_into().expect("CO is the bias length");
-        let taps: Vec<[f32; CO]> = self
-            .weights
-            .chunks_exact(CO)
-            .map(|w| w.try_into().expect("chunks of CO"))
-            .collect();
+        // The weight rows as arrays, without a copy (the length is 9 × c_in × CO).
+        let (taps, _) = self.weights.as_chunks::<CO>();
         // Two rows of the convolution's output, pooled once both are done.
         let mut rows = vec![[0f32; CO]; 2 * side];
         for py in 0..half {
