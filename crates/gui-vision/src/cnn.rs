@@ -9,6 +9,7 @@
 //! linear layer to the 14 kind logits.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use candle_core::{D, DType, Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
@@ -43,7 +44,7 @@ pub struct WidgetCnnConfig {
     /// Output channels of the three convolutions.
     pub channels: [usize; 3],
     /// Width of the penultimate layer: the image feature's dimension. The paper's VGG-16
-    /// gives 4096; any width can be trained (`cargo xtask widget-cnn train --feature-dim`).
+    /// gives 4096; any width can be trained (`cargo xtask vision train-cnn --feature-dim`).
     pub feature_dim: usize,
     /// Surroundings shown beside the box: 0 gives the box alone (3 input channels);
     /// above 0, three more channels show the box grown on every side by this share of
@@ -140,6 +141,10 @@ pub struct WidgetCnn {
     config: WidgetCnnConfig,
     params: Vec<Var>,
     notes: String,
+    /// The fused-kernel layout of `params`, built on the first [`forward`](Self::forward).
+    /// The weights change only in [`train_widget_cnn`], which takes `&mut self` and clears
+    /// it; `params` is private, so nothing else can write them.
+    fast: OnceLock<FastCnn>,
 }
 
 /// One prepared input: the squashed crop (CHW, values in [-0.5, 0.5]; with context, the
@@ -268,6 +273,7 @@ impl WidgetCnn {
             config,
             params,
             notes: String::new(),
+            fast: OnceLock::new(),
         })
     }
 
@@ -370,6 +376,22 @@ impl WidgetCnn {
             });
         }
         self.check_inputs(inputs)?;
+        let net = match self.fast.get() {
+            Some(net) => net,
+            None => {
+                let net = self.fast_layout()?;
+                self.fast.get_or_init(|| net)
+            }
+        };
+        let (probabilities, features) = net.run(inputs).into_iter().unzip();
+        Ok(CnnOutput {
+            probabilities,
+            features,
+        })
+    }
+
+    /// The weights copied out of candle into the fused kernels' layout.
+    fn fast_layout(&self) -> Result<FastCnn> {
         let flat: Vec<Vec<f32>> = self
             .params
             .iter()
@@ -377,18 +399,13 @@ impl WidgetCnn {
             .collect::<candle_core::Result<_>>()
             .map_err(tensor_err)?;
         let params: [&[f32]; 10] = std::array::from_fn(|i| flat[i].as_slice());
-        let net = FastCnn::new(&Weights {
+        Ok(FastCnn::new(&Weights {
             side: self.config.input,
             in_channels: self.config.in_channels(),
             channels: self.config.channels,
             feature_dim: self.config.feature_dim,
             params,
-        });
-        let (probabilities, features) = net.run(inputs).into_iter().unzip();
-        Ok(CnnOutput {
-            probabilities,
-            features,
-        })
+        }))
     }
 
     /// The same as [`forward`](Self::forward) through candle's layers (the training
@@ -461,7 +478,7 @@ impl WidgetCnn {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| Error::Model {
             path: path.to_path_buf(),
-            message: format!("{e} (train one with `cargo xtask widget-cnn train`)"),
+            message: format!("{e} (train one with `cargo xtask vision train-cnn`)"),
         })?;
         Self::from_bytes(&bytes).map_err(|message| Error::Model {
             path: path.to_path_buf(),
@@ -490,6 +507,7 @@ impl WidgetCnn {
             config: header.config,
             params,
             notes: header.notes,
+            fast: OnceLock::new(),
         })
     }
 }
@@ -632,6 +650,9 @@ pub fn train_widget_cnn(
     for w in &mut weights {
         *w = (*w / mean_w).min(4.0);
     }
+    // The steps below change the weights in place: the fused layout built from the old
+    // ones must go, now and after every epoch's steps.
+    cnn.fast = OnceLock::new();
     let dev = Device::Cpu;
     let mut opt = AdamW::new(
         cnn.params.clone(),
@@ -683,6 +704,7 @@ pub fn train_widget_cnn(
             total += step().map_err(tensor_err)?;
             batches += 1;
         }
+        cnn.fast = OnceLock::new();
         let loss = total / batches as f64;
         report.epoch_loss.push(loss);
         let mut val = None;
@@ -704,6 +726,7 @@ pub fn train_widget_cnn(
         for (p, t) in cnn.params.iter().zip(best) {
             p.set(&t).map_err(tensor_err)?;
         }
+        cnn.fast = OnceLock::new();
     }
     Ok(report)
 }
@@ -879,17 +902,25 @@ mod tests {
         let boxes: Vec<Rect> = (0..9)
             .map(|i| Rect::new(5 + 31 * i, 3 + 17 * i, 12 + 9 * i as u32, 8 + 5 * i as u32))
             .collect();
-        // 6 channels in the second layer take the kernel for any width.
-        let random = WidgetCnn::new(
-            WidgetCnnConfig {
-                context: 0.5,
-                channels: [4, 6, 8],
-                ..small()
-            },
-            11,
-        )
-        .unwrap();
-        for cnn in [random, WidgetCnn::shipped().unwrap()] {
+        // Widths the kernels are not compiled for are padded with zero channels: 6 to 8,
+        // 5 to 8, 3 to 4, and 70 to two blocks of 64.
+        let random = |channels, seed| {
+            WidgetCnn::new(
+                WidgetCnnConfig {
+                    context: 0.5,
+                    channels,
+                    ..small()
+                },
+                seed,
+            )
+            .unwrap()
+        };
+        let nets = [
+            random([4, 6, 8], 11),
+            random([5, 70, 3], 12),
+            WidgetCnn::shipped().unwrap(),
+        ];
+        for cnn in nets {
             let inputs: Vec<CnnInput> = boxes
                 .iter()
                 .map(|&b| cnn.prepare(&img, b).unwrap())
@@ -958,9 +989,23 @@ mod tests {
             ..CnnTrainConfig::default()
         };
         let mut a = WidgetCnn::new(small(), 3).unwrap();
+        let inputs: Vec<CnnInput> = samples.iter().map(|s| s.input.clone()).collect();
+        // Inference before training builds the fused layout; training must replace it.
+        let untrained = a.forward(&inputs).unwrap();
         let ra = train_widget_cnn(&mut a, &samples, &[], &cfg, |_, _, _| {}).unwrap();
         let (acc, _) = evaluate_cnn(&a, &samples).unwrap();
         assert_eq!(acc, 1.0, "losses {:?}", ra.epoch_loss);
+        let trained = a.forward(&inputs).unwrap();
+        let reference = a.forward_candle(&inputs).unwrap();
+        let gap = |x: &CnnOutput, y: &CnnOutput| {
+            x.probabilities
+                .iter()
+                .zip(&y.probabilities)
+                .flat_map(|(p, q)| p.iter().zip(q).map(|(a, b)| (a - b).abs()))
+                .fold(0f32, f32::max)
+        };
+        assert!(gap(&trained, &reference) < 1e-5, "stale fused weights");
+        assert!(gap(&trained, &untrained) > 0.1, "training changed nothing");
         let mut b = WidgetCnn::new(small(), 3).unwrap();
         let rb = train_widget_cnn(&mut b, &samples, &samples[..8], &cfg, |_, _, _| {}).unwrap();
         assert_eq!(rb.validation_accuracy.len(), 15);

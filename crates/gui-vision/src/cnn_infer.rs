@@ -20,32 +20,69 @@ use gui_core::WidgetKind;
 use crate::cnn::{CnnInput, GEOMETRY_INPUTS};
 
 /// One 3×3 convolution (padding 1, stride 1) with ReLU and 2×2 max pooling.
+///
+/// The output channels are padded with zero kernels to a width the kernels are compiled
+/// for (4, 8, 16, 32 or 64, or a multiple of 64 run in blocks of 64), so any layer width
+/// takes the same path; a padded channel is always 0 and the next layer's weights for it
+/// are 0 too.
 #[derive(Debug, Clone)]
 struct ConvPool {
+    /// Input channels as laid out in memory (the previous layer's padded width).
     c_in: usize,
+    /// Output channels as laid out in memory (padded).
     c_out: usize,
-    /// `[((ky * 3 + kx) * c_in + ci) * c_out + co]`: output channels innermost.
-    weights: Vec<f32>,
-    bias: Vec<f32>,
+    /// Output channels per block: `c_out` up to 64, else 64.
+    block: usize,
+    /// Per block, `[((ky * 3 + kx) * c_in + ci) * block + co]`: output channels innermost.
+    weights: Vec<Vec<f32>>,
+    biases: Vec<Vec<f32>>,
+}
+
+/// The padded width of `c` channels.
+fn padded_width(c: usize) -> usize {
+    match c {
+        0..=4 => 4,
+        5..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => c.div_ceil(64) * 64,
+    }
 }
 
 impl ConvPool {
-    /// From a `(c_out, c_in, 3, 3)` kernel in candle's layout.
-    fn new(kernel: &[f32], bias: Vec<f32>, c_in: usize) -> Self {
-        let c_out = bias.len();
-        let mut weights = vec![0f32; kernel.len()];
-        for co in 0..c_out {
-            for ci in 0..c_in {
-                for tap in 0..9 {
-                    weights[(tap * c_in + ci) * c_out + co] = kernel[(co * c_in + ci) * 9 + tap];
+    /// From a `(c_out, c_in, 3, 3)` kernel in candle's layout; `c_in_stride` is how many
+    /// channels each input pixel has in memory (`c_in` or more).
+    fn new(kernel: &[f32], bias: &[f32], c_in: usize, c_in_stride: usize) -> Self {
+        let c_out_real = bias.len();
+        let c_out = padded_width(c_out_real);
+        let block = c_out.min(64);
+        let mut weights = Vec::new();
+        let mut biases = Vec::new();
+        for b in 0..c_out / block {
+            let mut w = vec![0f32; 9 * c_in_stride * block];
+            let mut bs = vec![0f32; block];
+            for j in 0..block {
+                let co = b * block + j;
+                if co >= c_out_real {
+                    continue;
+                }
+                bs[j] = bias[co];
+                for ci in 0..c_in {
+                    for tap in 0..9 {
+                        w[(tap * c_in_stride + ci) * block + j] =
+                            kernel[(co * c_in + ci) * 9 + tap];
+                    }
                 }
             }
+            weights.push(w);
+            biases.push(bs);
         }
         Self {
-            c_in,
+            c_in: c_in_stride,
             c_out,
+            block,
             weights,
-            bias,
+            biases,
         }
     }
 
@@ -54,27 +91,41 @@ impl ConvPool {
     /// for the next layer).
     #[inline(always)]
     fn run(&self, src: &[f32], side: usize) -> Vec<f32> {
-        // A fixed width lets the compiler keep the accumulators in vector registers.
-        match self.c_out {
-            4 => self.run_fixed::<4>(src, side),
-            8 => self.run_fixed::<8>(src, side),
-            16 => self.run_fixed::<16>(src, side),
-            32 => self.run_fixed::<32>(src, side),
-            64 => self.run_fixed::<64>(src, side),
-            _ => self.run_any(src, side),
+        let out_padded = side / 2 + 2;
+        let mut out = vec![0f32; out_padded * out_padded * self.c_out];
+        for (b, (w, bias)) in self.weights.iter().zip(&self.biases).enumerate() {
+            let offset = b * self.block;
+            // A fixed width lets the compiler keep the accumulators in vector registers.
+            match self.block {
+                4 => self.run_fixed::<4>(src, side, w, bias, &mut out, offset),
+                8 => self.run_fixed::<8>(src, side, w, bias, &mut out, offset),
+                16 => self.run_fixed::<16>(src, side, w, bias, &mut out, offset),
+                32 => self.run_fixed::<32>(src, side, w, bias, &mut out, offset),
+                64 => self.run_fixed::<64>(src, side, w, bias, &mut out, offset),
+                other => unreachable!("block width {other} is not one of the padded widths"),
+            }
         }
+        out
     }
 
+    /// One block of `CO` output channels, written at channel `offset` of `out`.
     #[inline(always)]
-    fn run_fixed<const CO: usize>(&self, src: &[f32], side: usize) -> Vec<f32> {
+    fn run_fixed<const CO: usize>(
+        &self,
+        src: &[f32],
+        side: usize,
+        weights: &[f32],
+        bias: &[f32],
+        out: &mut [f32],
+        offset: usize,
+    ) {
         let ci_n = self.c_in;
         let padded = side + 2;
         let half = side / 2;
         let out_padded = half + 2;
-        let mut out = vec![0f32; out_padded * out_padded * CO];
-        let bias: [f32; CO] = self.bias[..].try_into().expect("CO is the bias length");
+        let bias: [f32; CO] = bias.try_into().expect("CO is the bias length");
         // The weight rows as arrays, without a copy (the length is 9 × c_in × CO).
-        let (taps, _) = self.weights.as_chunks::<CO>();
+        let (taps, _) = weights.as_chunks::<CO>();
         // Two rows of the convolution's output, pooled once both are done.
         let mut rows = vec![[0f32; CO]; 2 * side];
         for py in 0..half {
@@ -101,7 +152,7 @@ impl ConvPool {
             }
             let (top, bottom) = rows.split_at(side);
             for px in 0..half {
-                let at = ((py + 1) * out_padded + px + 1) * CO;
+                let at = ((py + 1) * out_padded + px + 1) * self.c_out + offset;
                 let dst = &mut out[at..at + CO];
                 let (a0, a1) = (&top[2 * px], &top[2 * px + 1]);
                 let (b0, b1) = (&bottom[2 * px], &bottom[2 * px + 1]);
@@ -111,48 +162,6 @@ impl ConvPool {
                 }
             }
         }
-        out
-    }
-
-    /// [`run_fixed`](Self::run_fixed) for any number of output channels (slower: the
-    /// accumulators live in memory).
-    #[inline(always)]
-    fn run_any(&self, src: &[f32], side: usize) -> Vec<f32> {
-        let (ci_n, co_n) = (self.c_in, self.c_out);
-        let padded = side + 2;
-        let half = side / 2;
-        let out_padded = half + 2;
-        let mut out = vec![0f32; out_padded * out_padded * co_n];
-        let mut rows = vec![0f32; 2 * side * co_n];
-        for py in 0..half {
-            for (r, row) in rows.chunks_exact_mut(side * co_n).enumerate() {
-                let oy = 2 * py + r;
-                for (ox, acc) in row.chunks_exact_mut(co_n).enumerate() {
-                    acc.copy_from_slice(&self.bias);
-                    for ky in 0..3 {
-                        let at = ((oy + ky) * padded + ox) * ci_n;
-                        let inputs = &src[at..at + 3 * ci_n];
-                        let wrows = &self.weights[ky * 3 * ci_n * co_n..(ky + 1) * 3 * ci_n * co_n];
-                        for (&v, w) in inputs.iter().zip(wrows.chunks_exact(co_n)) {
-                            for (a, &k) in acc.iter_mut().zip(w) {
-                                *a += v * k;
-                            }
-                        }
-                    }
-                }
-            }
-            let (top, bottom) = rows.split_at(side * co_n);
-            for px in 0..half {
-                let at = ((py + 1) * out_padded + px + 1) * co_n;
-                let dst = &mut out[at..at + co_n];
-                let a = &top[2 * px * co_n..(2 * px + 2) * co_n];
-                let b = &bottom[2 * px * co_n..(2 * px + 2) * co_n];
-                for (c, d) in dst.iter_mut().enumerate() {
-                    *d = a[c].max(a[co_n + c]).max(b[c]).max(b[co_n + c]).max(0.0);
-                }
-            }
-        }
-        out
     }
 }
 
@@ -162,6 +171,8 @@ pub(crate) struct FastCnn {
     side: usize,
     in_channels: usize,
     convs: [ConvPool; 3],
+    /// The last convolution's real width (its map in memory may be padded wider).
+    c3: usize,
     feature_dim: usize,
     /// `[input][feature]`: the first dense layer, transposed.
     fc1: Vec<f32>,
@@ -185,17 +196,17 @@ impl FastCnn {
     pub(crate) fn new(w: &Weights<'_>) -> Self {
         let p = &w.params;
         let [c1, c2, c3] = w.channels;
-        let convs = [
-            ConvPool::new(p[0], p[1].to_vec(), w.in_channels),
-            ConvPool::new(p[2], p[3].to_vec(), c1),
-            ConvPool::new(p[4], p[5].to_vec(), c2),
-        ];
+        let conv1 = ConvPool::new(p[0], p[1], w.in_channels, w.in_channels);
+        let conv2 = ConvPool::new(p[2], p[3], c1, conv1.c_out);
+        let conv3 = ConvPool::new(p[4], p[5], c2, conv2.c_out);
+        let convs = [conv1, conv2, conv3];
         let q = w.side / 8;
         let inputs = c3 * q * q + GEOMETRY_INPUTS;
         Self {
             side: w.side,
             in_channels: w.in_channels,
             convs,
+            c3,
             feature_dim: w.feature_dim,
             fc1: transpose(p[6], w.feature_dim, inputs),
             fc1_bias: p[7].to_vec(),
@@ -238,12 +249,12 @@ impl FastCnn {
             side /= 2;
         }
         // Flatten in candle's channels-first order, then the shape numbers.
-        let c3 = self.convs[2].c_out;
+        let (c3, stride) = (self.c3, self.convs[2].c_out);
         let padded = side + 2;
         let mut flat = vec![0f32; c3 * side * side + GEOMETRY_INPUTS];
         for y in 0..side {
             for xx in 0..side {
-                let at = ((y + 1) * padded + xx + 1) * c3;
+                let at = ((y + 1) * padded + xx + 1) * stride;
                 for ch in 0..c3 {
                     flat[ch * side * side + y * side + xx] = x[at + ch];
                 }
