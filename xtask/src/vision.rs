@@ -24,7 +24,7 @@ const USAGE: &str =
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
              [--epochs N] [--lr L] [--cosine] [--jitter N] [--feature-dim D] [--channels A,B,C]
-             [--context F] [--seed S] [--out PATH]
+             [--context F] [--sides] [--seed S] [--out PATH]
   eval-cnn   score a trained widget-kind CNN on the validation screens and the held-out apps
              [--model PATH] [--validation-pages PREFIX,...]
   location   compare the CNN location feature with the exact mask feature
@@ -59,6 +59,7 @@ struct Flags {
     feature_dim: Option<usize>,
     channels: Option<[usize; 3]>,
     context: Option<f32>,
+    sides: bool,
     model: Option<PathBuf>,
     validation_pages: Vec<String>,
     seed: u64,
@@ -77,6 +78,7 @@ impl Flags {
             feature_dim: None,
             channels: None,
             context: None,
+            sides: false,
             model: None,
             validation_pages: Vec::new(),
             seed: 1,
@@ -109,6 +111,7 @@ impl Flags {
                     f.channels = Some(widths);
                 }
                 "--context" => f.context = Some(value()?.parse().context("--context")?),
+                "--sides" => f.sides = true,
                 "--model" => f.model = Some(PathBuf::from(value()?)),
                 "--validation-pages" => {
                     f.validation_pages = value()?.split(',').map(str::to_owned).collect()
@@ -489,6 +492,7 @@ fn train_cnn(flags: &Flags) -> Result<()> {
     if let Some(c) = flags.context {
         cfg.context = c;
     }
+    cfg.sides |= flags.sides;
     let mut train_cfg = CnnTrainConfig {
         seed: flags.seed,
         ..CnnTrainConfig::default()

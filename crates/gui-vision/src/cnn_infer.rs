@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use gui_core::WidgetKind;
 
-use crate::cnn::{CnnInput, GEOMETRY_INPUTS};
+use crate::cnn::CnnInput;
 
 /// One 3×3 convolution (padding 1, stride 1) with ReLU and 2×2 max pooling.
 ///
@@ -173,6 +173,8 @@ pub(crate) struct FastCnn {
     convs: [ConvPool; 3],
     /// The last convolution's real width (its map in memory may be padded wider).
     c3: usize,
+    /// How many of the input's geometry numbers the dense layer reads.
+    geometry: usize,
     feature_dim: usize,
     /// `[input][feature]`: the first dense layer, transposed.
     fc1: Vec<f32>,
@@ -188,6 +190,7 @@ pub(crate) struct Weights<'a> {
     pub in_channels: usize,
     pub channels: [usize; 3],
     pub feature_dim: usize,
+    pub geometry: usize,
     /// conv1 w, conv1 b, conv2 w, conv2 b, conv3 w, conv3 b, fc w, fc b, out w, out b.
     pub params: [&'a [f32]; 10],
 }
@@ -201,12 +204,13 @@ impl FastCnn {
         let conv3 = ConvPool::new(p[4], p[5], c2, conv2.c_out);
         let convs = [conv1, conv2, conv3];
         let q = w.side / 8;
-        let inputs = c3 * q * q + GEOMETRY_INPUTS;
+        let inputs = c3 * q * q + w.geometry;
         Self {
             side: w.side,
             in_channels: w.in_channels,
             convs,
             c3,
+            geometry: w.geometry,
             feature_dim: w.feature_dim,
             fc1: transpose(p[6], w.feature_dim, inputs),
             fc1_bias: p[7].to_vec(),
@@ -251,7 +255,7 @@ impl FastCnn {
         // Flatten in candle's channels-first order, then the shape numbers.
         let (c3, stride) = (self.c3, self.convs[2].c_out);
         let padded = side + 2;
-        let mut flat = vec![0f32; c3 * side * side + GEOMETRY_INPUTS];
+        let mut flat = vec![0f32; c3 * side * side + self.geometry];
         for y in 0..side {
             for xx in 0..side {
                 let at = ((y + 1) * padded + xx + 1) * stride;
@@ -260,7 +264,7 @@ impl FastCnn {
                 }
             }
         }
-        flat[c3 * side * side..].copy_from_slice(&input.geometry);
+        flat[c3 * side * side..].copy_from_slice(&input.geometry[..self.geometry]);
         let mut feat = self.fc1_bias.clone();
         for (&v, w) in flat.iter().zip(self.fc1.chunks_exact(self.feature_dim)) {
             for (f, &k) in feat.iter_mut().zip(w) {

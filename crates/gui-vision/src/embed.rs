@@ -211,11 +211,13 @@ fn mask_input(screen: (u32, u32), rect: Rect, side: usize, channels: usize) -> C
         pixels.extend_from_slice(&plane);
     }
     let (w, h) = (screen.0.max(1) as f32, screen.1.max(1) as f32);
-    let geometry: [f32; GEOMETRY_INPUTS] = [
+    // The mask has no sides to read: they stay 0.
+    let mut geometry = [0f32; GEOMETRY_INPUTS];
+    geometry[..3].copy_from_slice(&[
         (w / h).ln() / 2.0,
         (w / 100.0).ln() / 2.0,
         (h / 100.0).ln() / 2.0,
-    ];
+    ]);
     CnnInput { pixels, geometry }
 }
 
@@ -246,6 +248,7 @@ mod tests {
                     channels: [4, 4, 4],
                     feature_dim: 10,
                     context: 0.0,
+                    sides: false,
                 },
                 1,
             )
