@@ -77,6 +77,11 @@ struct Cli {
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
     state_reward: bool,
+    /// Value every action not yet executed on its page at the page's best Q-value
+    /// (optimistic initial values), so the network's guesses for actions it never tried
+    /// there do not rank them below the ones it did.
+    #[arg(long)]
+    optimistic: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -152,6 +157,7 @@ fn main() -> Result<()> {
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
         state_reward: cli.state_reward,
+        optimistic: cli.optimistic,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -154,6 +154,9 @@ pub struct AgentConfig {
     /// changed the state is paid as a step onto a page with nothing tried yet. Default
     /// `false`.
     pub state_reward: bool,
+    /// Actions not yet executed on their page take the page's best Q-value instead of
+    /// the network's guess (optimistic initial values). Default `false`.
+    pub optimistic: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -212,6 +215,7 @@ impl Default for AgentConfig {
             local_page: 0.03,
             command_states: false,
             state_reward: false,
+            optimistic: false,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -766,7 +770,16 @@ impl PirlAgent {
             Action::new(ActionKind::Return)
         } else {
             let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
-            let q = network.q_values(&self.pages[page.0].state, &embeddings)?;
+            let mut q = network.q_values(&self.pages[page.0].state, &embeddings)?;
+            if self.config.optimistic {
+                let stats = self.store.stats(page)?;
+                let tried: Vec<bool> = candidates
+                    .keys
+                    .iter()
+                    .map(|k| stats.was_executed(k))
+                    .collect();
+                optimistic_values(&mut q, &tried);
+            }
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             // Each candidate's own chance of showing something new; `None` for resizes.
             let aims: Vec<Aim> = candidates
@@ -848,6 +861,22 @@ impl PirlAgent {
                     reward = self.stats.last_reward,
                     "decision"
                 );
+            }
+            if tracing::enabled!(tracing::Level::TRACE) {
+                // Every candidate, most probable first (`-vvv`).
+                let mut order: Vec<usize> = (0..p.len()).collect();
+                order.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
+                for j in order {
+                    tracing::trace!(
+                        page = page.0,
+                        kind = ?candidates.actions[j].kind,
+                        target = ?candidates.actions[j].widget().map(|w| (w.rect, w.kind)),
+                        q = q[j],
+                        weight = prior.as_ref().map(|w| w[j]),
+                        p = p[j],
+                        "candidate"
+                    );
+                }
             }
             // The page's promise once the chosen action has run is the best of the others'
             // chances or the chosen one's own then (see `close_step`).
@@ -1365,6 +1394,15 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
     &mut list[worker]
 }
 
+/// Optimistic initial values ([`AgentConfig::optimistic`]): every candidate not `tried`
+/// on its page takes the best value among all the candidates.
+fn optimistic_values(q: &mut [f32], tried: &[bool]) {
+    let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for (v, _) in q.iter_mut().zip(tried).filter(|(_, t)| !**t) {
+        *v = top;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::SEEN_SHARE;
@@ -1402,6 +1440,17 @@ mod tests {
         );
         let check = Widget::new(Rect::new(0, 90, 50, 20), WidgetKind::CheckBox, 1.0);
         assert_eq!(nearest_of_kind(&known, &check, &[false; 3]), None);
+    }
+
+    #[test]
+    fn optimistic_values_lift_only_the_untried() {
+        let mut q = [0.2f32, 0.9, -0.4, 0.5];
+        optimistic_values(&mut q, &[true, true, false, true]);
+        assert_eq!(q, [0.2, 0.9, 0.9, 0.5]);
+        // The best may itself be untried; the tried keep their own values.
+        let mut q = [0.2f32, 0.9, -0.4];
+        optimistic_values(&mut q, &[true, false, false]);
+        assert_eq!(q, [0.2, 0.9, 0.9]);
     }
 
     fn assert_send<T: Send>() {}
