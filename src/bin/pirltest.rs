@@ -77,9 +77,10 @@ struct Cli {
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
     state_reward: bool,
-    /// Value every action not yet executed on its page at the page's best Q-value
-    /// (optimistic initial values), so the network's guesses for actions it never tried
-    /// there do not rank them below the ones it did.
+    /// Value every action not yet executed on its page, and weighed by the prior at least
+    /// half as much as the page's best, at the page's best Q-value (optimistic initial
+    /// values): the network's guesses for actions it never tried there do not rank them
+    /// below the ones it did.
     #[arg(long)]
     optimistic: bool,
     /// The largest share of decisions made at a window size other than the start size

@@ -155,7 +155,8 @@ pub struct AgentConfig {
     /// `false`.
     pub state_reward: bool,
     /// Actions not yet executed on their page take the page's best Q-value instead of
-    /// the network's guess (optimistic initial values). Default `false`.
+    /// the network's guess (optimistic initial values), those the prior weighs at least
+    /// half as much as the page's best. Default `false`.
     pub optimistic: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
@@ -771,15 +772,6 @@ impl PirlAgent {
         } else {
             let embeddings: Vec<&[f32]> = candidates.embeddings.iter().map(|e| &e[..]).collect();
             let mut q = network.q_values(&self.pages[page.0].state, &embeddings)?;
-            if self.config.optimistic {
-                let stats = self.store.stats(page)?;
-                let tried: Vec<bool> = candidates
-                    .keys
-                    .iter()
-                    .map(|k| stats.was_executed(k))
-                    .collect();
-                optimistic_values(&mut q, &tried);
-            }
             let kinds: Vec<ActionKind> = candidates.actions.iter().map(|a| a.kind).collect();
             // Each candidate's own chance of showing something new; `None` for resizes.
             let aims: Vec<Aim> = candidates
@@ -838,6 +830,15 @@ impl PirlAgent {
                 }
                 weights
             });
+            if self.config.optimistic {
+                let stats = self.store.stats(page)?;
+                let tried: Vec<bool> = candidates
+                    .keys
+                    .iter()
+                    .map(|k| stats.was_executed(k))
+                    .collect();
+                optimistic_values(&mut q, &tried, prior.as_deref());
+            }
             let p = self
                 .policy
                 .probabilities_with(&q, &kinds, prior.as_deref())?;
@@ -1395,11 +1396,17 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
 }
 
 /// Optimistic initial values ([`AgentConfig::optimistic`]): every candidate not `tried`
-/// on its page takes the best value among all the candidates.
-fn optimistic_values(q: &mut [f32], tried: &[bool]) {
+/// on its page takes the best value among all the candidates, if its prior weight is at
+/// least half the best weight (all of them without weights). The long tail of actions
+/// the prior thinks unlikely (right clicks on labels) keeps the network's guess.
+fn optimistic_values(q: &mut [f32], tried: &[bool], weights: Option<&[f64]>) {
     let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    for (v, _) in q.iter_mut().zip(tried).filter(|(_, t)| !**t) {
-        *v = top;
+    let best = weights.map_or(0.0, |w| w.iter().copied().fold(0.0, f64::max));
+    for (j, v) in q.iter_mut().enumerate() {
+        let likely = weights.is_none_or(|w| w[j] >= 0.5 * best);
+        if !tried[j] && likely {
+            *v = top;
+        }
     }
 }
 
@@ -1445,12 +1452,17 @@ mod tests {
     #[test]
     fn optimistic_values_lift_only_the_untried() {
         let mut q = [0.2f32, 0.9, -0.4, 0.5];
-        optimistic_values(&mut q, &[true, true, false, true]);
+        optimistic_values(&mut q, &[true, true, false, true], None);
         assert_eq!(q, [0.2, 0.9, 0.9, 0.5]);
         // The best may itself be untried; the tried keep their own values.
         let mut q = [0.2f32, 0.9, -0.4];
-        optimistic_values(&mut q, &[true, false, false]);
+        optimistic_values(&mut q, &[true, false, false], None);
         assert_eq!(q, [0.2, 0.9, 0.9]);
+        // With prior weights, only the untried that weigh at least half the best.
+        let mut q = [0.2f32, 0.9, -0.4, 0.1];
+        let w = [0.6, 0.5, 0.4, 0.1];
+        optimistic_values(&mut q, &[true, true, false, false], Some(&w));
+        assert_eq!(q, [0.2, 0.9, 0.9, 0.1]);
     }
 
     fn assert_send<T: Send>() {}
