@@ -14,7 +14,7 @@ use gui_vision::eval::{DetectionScore, PAPER_IOU, match_boxes};
 use gui_vision::{
     CnnSample, CnnTrainConfig, EmbedConfig, Embedder, ExtractConfig, LocationFeature, Vision,
     VisionConfig, WidgetCnn, WidgetCnnConfig, WidgetEmbedder, evaluate_cnn, extract_screenshot,
-    prepare_crop_with_context, shipped_model_path, train_widget_cnn,
+    prepare_crop_for, shipped_model_path, train_widget_cnn,
 };
 use rand::{Rng, SeedableRng};
 
@@ -436,13 +436,13 @@ fn samples(
     jitter: usize,
     rng: &mut impl Rng,
 ) -> Result<Vec<CnnSample>> {
-    let (side, context) = (cfg.input, cfg.context);
+    let side = cfg.input;
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| split_of(&e.labels.app) == split) {
         let shot = screenshot(e)?;
         for (rect, kind) in e.labels.visible_widgets(shot.pixels()) {
             out.push(CnnSample {
-                input: prepare_crop_with_context(shot.pixels(), rect, side, context)?,
+                input: prepare_crop_for(cfg, shot.pixels(), rect)?,
                 kind,
             });
             for _ in 0..jitter {
@@ -452,7 +452,7 @@ fn samples(
                 let width = (r.width as i32 + dx1 - dx0).max(2) as u32;
                 let height = (r.height as i32 + dy1 - dy0).max(2) as u32;
                 let j = Rect::new(r.x + dx0, r.y + dy0, width, height);
-                if let Ok(mut input) = prepare_crop_with_context(shot.pixels(), j, side, context) {
+                if let Ok(mut input) = prepare_crop_for(cfg, shot.pixels(), j) {
                     // Colour schemes differ between apps, shapes less: the jittered copy
                     // also gets its colour channels shuffled (the context's the same way).
                     let plane = side * side;

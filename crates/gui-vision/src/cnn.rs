@@ -227,14 +227,41 @@ pub fn prepare_crop_with_context(
         );
     }
     let (wf, hf) = (r.width as f32, r.height as f32);
+    Ok(CnnInput {
+        pixels,
+        geometry: shape_numbers(wf, hf),
+    })
+}
+
+/// The geometry of a `w × h` box: log aspect ratio, log width, log height (halved, so
+/// that common sizes stay near −1 … 1), and the side numbers left at 0.
+pub(crate) fn shape_numbers(w: f32, h: f32) -> [f32; GEOMETRY_INPUTS] {
     let mut geometry = [0f32; GEOMETRY_INPUTS];
     geometry[..SHAPE_INPUTS].copy_from_slice(&[
-        (wf / hf).ln() / 2.0,
-        (wf / 100.0).ln() / 2.0,
-        (hf / 100.0).ln() / 2.0,
+        (w / h).ln() / 2.0,
+        (w / 100.0).ln() / 2.0,
+        (h / 100.0).ln() / 2.0,
     ]);
-    geometry[SHAPE_INPUTS..].copy_from_slice(&side_numbers(screen, r));
-    Ok(CnnInput { pixels, geometry })
+    geometry
+}
+
+/// The input a network of `config` takes for `rect` of `screen`:
+/// [`prepare_crop_with_context`], and the [`side_numbers`] only when the network reads
+/// them (they stay 0 otherwise, and no time is spent on them).
+pub fn prepare_crop_for(
+    config: &WidgetCnnConfig,
+    screen: &RgbImage,
+    rect: Rect,
+) -> Result<CnnInput> {
+    let mut input = prepare_crop_with_context(screen, rect, config.input, config.context)?;
+    if config.sides {
+        // The crop above succeeded, so the box overlaps the screen.
+        let size = gui_core::Size::new(screen.width(), screen.height());
+        if let Some(r) = rect.clip_to(size) {
+            input.geometry[SHAPE_INPUTS..].copy_from_slice(&side_numbers(screen, r));
+        }
+    }
+    Ok(input)
 }
 
 /// Two pixels differ when some channel differs by more than this (of 255).
@@ -375,7 +402,7 @@ impl WidgetCnn {
     /// The input this network takes for `rect` of `screen` (with context channels when
     /// its config asks for them).
     pub fn prepare(&self, screen: &RgbImage, rect: Rect) -> Result<CnnInput> {
-        prepare_crop_with_context(screen, rect, self.config.input, self.config.context)
+        prepare_crop_for(&self.config, screen, rect)
     }
 
     pub fn parameter_count(&self) -> usize {
@@ -1094,9 +1121,16 @@ mod tests {
             [s[0], s[2], s[4]].iter().all(|&v| v <= -0.4),
             "no other side has a boundary: {s:?}"
         );
-        // The numbers ride along with every prepared crop.
-        let input = prepare_crop(&img, row, 16).unwrap();
+        // The numbers ride along with the crops of a network that reads them, and only
+        // with those.
+        let reads = WidgetCnnConfig {
+            sides: true,
+            ..small()
+        };
+        let input = prepare_crop_for(&reads, &img, row).unwrap();
         assert_eq!(input.geometry[SHAPE_INPUTS..], s);
+        let input = prepare_crop_for(&small(), &img, row).unwrap();
+        assert_eq!(input.geometry[SHAPE_INPUTS..], [0.0; SIDE_INPUTS]);
     }
 
     #[test]

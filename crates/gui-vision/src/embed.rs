@@ -7,7 +7,7 @@ use gui_core::{Rect, Widget, WidgetKind};
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
-use crate::cnn::{CnnInput, GEOMETRY_INPUTS, WidgetCnn};
+use crate::cnn::{CnnInput, WidgetCnn, shape_numbers};
 use crate::{Error, Result};
 
 /// Turns the widgets of one screen into vectors.
@@ -212,13 +212,10 @@ fn mask_input(screen: (u32, u32), rect: Rect, side: usize, channels: usize) -> C
     }
     let (w, h) = (screen.0.max(1) as f32, screen.1.max(1) as f32);
     // The mask has no sides to read: they stay 0.
-    let mut geometry = [0f32; GEOMETRY_INPUTS];
-    geometry[..3].copy_from_slice(&[
-        (w / h).ln() / 2.0,
-        (w / 100.0).ln() / 2.0,
-        (h / 100.0).ln() / 2.0,
-    ]);
-    CnnInput { pixels, geometry }
+    CnnInput {
+        pixels,
+        geometry: shape_numbers(w, h),
+    }
 }
 
 #[cfg(test)]

@@ -56,8 +56,8 @@ pub use classify::WidgetClassifier;
 #[cfg(feature = "cnn")]
 pub use cnn::{
     CONTEXT_MIN_PX, CnnClassifier, CnnInput, CnnOutput, CnnSample, CnnTrainConfig, CnnTrainReport,
-    WidgetCnn, WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, prepare_crop_with_context,
-    shipped_model_path, side_numbers, train_widget_cnn,
+    WidgetCnn, WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, prepare_crop_for,
+    prepare_crop_with_context, shipped_model_path, side_numbers, train_widget_cnn,
 };
 pub use components::{Component, connected_components};
 pub use edges::{CannyConfig, canny, synthetic_gui_screen, to_gray};
