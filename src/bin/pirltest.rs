@@ -77,12 +77,26 @@ struct Cli {
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
     state_reward: bool,
-    /// Value every action not yet executed on its page, and weighed by the prior at least
-    /// half as much as the page's best, at the page's best Q-value (optimistic initial
-    /// values): the network's guesses for actions it never tried there do not rank them
-    /// below the ones it did.
+    /// Rank actions never executed on their page by the network's guess, as the paper
+    /// does. By default every such action that the prior weighs at least half as much as
+    /// the page's best takes the page's best Q-value (optimistic initial values).
     #[arg(long)]
-    optimistic: bool,
+    no_optimistic: bool,
+    /// After this many steps in a row that showed nothing new, choose by the effect prior
+    /// and the frontier alone (the Q-values set equal) until a step shows something new.
+    /// 0 never does.
+    #[arg(long, default_value_t = AgentConfig::default().stall_steps)]
+    stall_steps: u32,
+    /// A part of a page shows something new for at most this many distinct sights; later
+    /// ones are values changing in place (typed text, a counter, a slider's readout).
+    /// 0 sets no limit.
+    #[arg(long, default_value_t = AgentConfig::default().region_sights)]
+    region_sights: u32,
+    /// Match a page's widgets by IoU alone, as the paper does. By default a widget that
+    /// keeps its left edge, top edge and height is the same widget whatever its width
+    /// (a slider's track, a field's text).
+    #[arg(long)]
+    no_anchor_match: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -158,7 +172,10 @@ fn main() -> Result<()> {
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
         state_reward: cli.state_reward,
-        optimistic: cli.optimistic,
+        optimistic: !cli.no_optimistic,
+        stall_steps: cli.stall_steps,
+        region_sights: cli.region_sights,
+        anchor_match: !cli.no_anchor_match,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

@@ -156,8 +156,39 @@ pub struct AgentConfig {
     pub state_reward: bool,
     /// Actions not yet executed on their page take the page's best Q-value instead of
     /// the network's guess (optimistic initial values), those the prior weighs at least
-    /// half as much as the page's best. Default `false`.
+    /// half as much as the page's best. Default `true`; `false` ranks them by the
+    /// network's guess, as the paper's policy does.
     pub optimistic: bool,
+    /// After this many decisions in a row whose actions showed nothing new (`novel`
+    /// steps, as the effect prior judges them), the Q-values stop ranking the
+    /// candidates: each is chosen in proportion to its prior weight (with the frontier)
+    /// until an action shows something new again. 0 never does. Default 20.
+    ///
+    /// The Q-values are learnt from Eq. 1, which pays every return to a page with many
+    /// unexecuted actions; two such pages can feed each other's values, and at
+    /// temperature 0.1 a loop between them keeps nearly all the probability (seed 2 of
+    /// the demo went round the canvas screen and its help dialog for 440 steps).
+    pub stall_steps: u32,
+    /// On the same page, a part of the screen (keyed by its page and the 16-px cell of
+    /// its top left corner) counts as showing something new for at most this many
+    /// distinct sights; later ones are seen as values changing in place. 0 sets no
+    /// limit. Default 4.
+    ///
+    /// A field, a slider's readout, a counter or a status line can show more distinct
+    /// pictures than a run has steps (text dragged into a field, digits typed at the
+    /// caret, every slider position), and each kept its page's actions looking
+    /// hopeful: one demo run spent 225 of its last 250 steps on the profile form.
+    pub region_sights: u32,
+    /// A widget that matches no known widget of its page by IoU is still the same widget
+    /// as a known one of its kind with the same left edge, top edge and height (within
+    /// 4 px), whatever its width. Default `true`; `false` matches by IoU alone, as the
+    /// paper does.
+    ///
+    /// A slider's filled track, a field's text and a status line change width with their
+    /// value. Matched by IoU, each width was a widget the page had not seen, with every
+    /// action on it untried, and the profile form kept offering new ones: two demo runs
+    /// stayed on it for 200 steps.
+    pub anchor_match: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -216,7 +247,10 @@ impl Default for AgentConfig {
             local_page: 0.03,
             command_states: false,
             state_reward: false,
-            optimistic: false,
+            optimistic: true,
+            stall_steps: 20,
+            region_sights: 4,
+            anchor_match: true,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -327,6 +361,9 @@ pub struct AgentStats {
     /// ([`AgentConfig::resize_budget`]).
     #[serde(default)]
     pub away_steps: u64,
+    /// Decisions made by the prior alone after a stall ([`AgentConfig::stall_steps`]).
+    #[serde(default)]
+    pub stalled_steps: u64,
     pub timings: AgentTimings,
 }
 
@@ -427,6 +464,23 @@ fn aim_of(action: &Action, print: &ScreenPrint) -> Aim {
     }
 }
 
+/// Most pixels by which a box's left edge, top edge or height may move and still be the
+/// same widget for [`anchored_match`].
+const ANCHOR_SLACK: i32 = 4;
+
+/// The first known widget of `widget`'s kind, not yet matched on this screen, with the
+/// same left edge, top edge and height (within [`ANCHOR_SLACK`]): the same control whose
+/// content grew or shrank (a slider's filled track, a field's text, a status line).
+fn anchored_match(known: &[KnownWidget], widget: &Widget, taken: &[bool]) -> Option<usize> {
+    let r = widget.rect;
+    known.iter().zip(taken).position(|(k, &t)| {
+        !t && k.kind == widget.kind
+            && (k.rect.x - r.x).abs() <= ANCHOR_SLACK
+            && (k.rect.y - r.y).abs() <= ANCHOR_SLACK
+            && k.rect.height.abs_diff(r.height) <= ANCHOR_SLACK as u32
+    })
+}
+
 /// The known widget of `widget`'s kind whose centre is nearest, preferring those not yet
 /// matched on this screen; `None` when the page knows no widget of that kind.
 fn nearest_of_kind(known: &[KnownWidget], widget: &Widget, taken: &[bool]) -> Option<usize> {
@@ -517,6 +571,8 @@ pub struct PirlAgent {
     /// Hashes of the parts of screens that actions changed while the agent stayed on its
     /// page ([`AgentConfig::local_novelty`]).
     regions_seen: HashSet<u64>,
+    /// Distinct sights per part of a page ([`AgentConfig::region_sights`]).
+    region_counts: HashMap<(PageId, i32, i32), u32>,
     /// The size of each worker's first screen ([`AgentConfig::resize_budget`]).
     start_size: Vec<Option<(u32, u32)>>,
     /// The size each resize led to from each size, the last time it ran.
@@ -526,6 +582,9 @@ pub struct PirlAgent {
     command: Vec<Option<(PageId, ActionKey)>>,
     /// The best chance right after each command of a page, when it was last made.
     command_promise: HashMap<(PageId, ActionKey), f64>,
+    /// Each worker's decisions since its last step that showed something new
+    /// ([`AgentConfig::stall_steps`]).
+    stall: Vec<Option<u32>>,
 }
 
 impl std::fmt::Debug for PirlAgent {
@@ -588,9 +647,11 @@ impl PirlAgent {
             pointer: Vec::new(),
             dialog: Vec::new(),
             regions_seen: HashSet::new(),
+            region_counts: HashMap::new(),
             start_size: Vec::new(),
             resize_leads: HashMap::new(),
             command: Vec::new(),
+            stall: Vec::new(),
             command_promise: HashMap::new(),
             since_training: 0,
             stats: AgentStats::default(),
@@ -839,6 +900,13 @@ impl PirlAgent {
                     .collect();
                 optimistic_values(&mut q, &tried, prior.as_deref());
             }
+            let stall = slot(&mut self.stall, worker).unwrap_or(0);
+            if self.config.stall_steps > 0 && stall >= self.config.stall_steps {
+                // A stall: the prior and the frontier choose.
+                let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                q.iter_mut().for_each(|v| *v = top);
+                self.stats.stalled_steps += 1;
+            }
             let p = self
                 .policy
                 .probabilities_with(&q, &kinds, prior.as_deref())?;
@@ -965,7 +1033,15 @@ impl PirlAgent {
                 Some((t, _)) if inside(part, t) => grown(t),
                 _ => part,
             };
-            new |= self.regions_seen.insert(after.coarse_hash_within(region));
+            if self.regions_seen.insert(after.coarse_hash_within(region)) {
+                let cap = self.config.region_sights;
+                let count = self
+                    .region_counts
+                    .entry((prev.page, region.x.div_euclid(16), region.y.div_euclid(16)))
+                    .or_insert(0);
+                *count += 1;
+                new |= cap == 0 || *count <= cap;
+            }
         }
         new
     }
@@ -1215,6 +1291,12 @@ impl PirlAgent {
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
                 .map(|(j, _)| j)
                 .or_else(|| {
+                    self.config
+                        .anchor_match
+                        .then(|| anchored_match(known, widget, &taken))
+                        .flatten()
+                })
+                .or_else(|| {
                     if known.len() >= MAX_KNOWN_WIDGETS {
                         nearest_of_kind(known, widget, &taken)
                     } else {
@@ -1336,6 +1418,8 @@ impl PirlAgent {
             changed && after.first_sight
         };
         self.stats.novel_steps += u64::from(novel);
+        let stall = slot(&mut self.stall, worker);
+        *stall = Some(if novel { 0 } else { stall.unwrap_or(0) + 1 });
         // Resizes are not learnt: at another size every page is new once, which would
         // make them the surest way to something new.
         if self.config.effect_prior && !resize {
@@ -1417,6 +1501,37 @@ mod tests {
     use image::{Rgb, RgbImage};
 
     use super::*;
+
+    #[test]
+    fn a_widget_that_only_changed_its_width_is_the_same_widget() {
+        let known: Vec<KnownWidget> = [
+            (Rect::new(198, 518, 25, 8), WidgetKind::SeekBar),
+            (Rect::new(198, 540, 25, 8), WidgetKind::SeekBar),
+            (Rect::new(198, 518, 25, 8), WidgetKind::TextView),
+        ]
+        .into_iter()
+        .map(|(rect, kind)| KnownWidget {
+            rect,
+            kind,
+            text: 0,
+            typed: 0,
+            embeddings: Vec::new(),
+        })
+        .collect();
+        // The filled track four times as wide, one pixel lower: IoU 0.19, same widget.
+        let wider = Widget::new(Rect::new(199, 519, 103, 8), WidgetKind::SeekBar, 1.0);
+        assert!(known[0].rect.iou(&wider.rect) < 0.8);
+        assert_eq!(anchored_match(&known, &wider, &[false; 3]), Some(0));
+        // Taken on this screen already: the next one anchored there, none here.
+        assert_eq!(anchored_match(&known, &wider, &[true, false, false]), None);
+        // Another height, another kind or another top edge is another widget.
+        let taller = Widget::new(Rect::new(198, 518, 103, 20), WidgetKind::SeekBar, 1.0);
+        assert_eq!(anchored_match(&known, &taller, &[false; 3]), None);
+        let label = Widget::new(Rect::new(198, 518, 103, 8), WidgetKind::TextView, 1.0);
+        assert_eq!(anchored_match(&known, &label, &[false; 3]), Some(2));
+        let lower = Widget::new(Rect::new(198, 530, 103, 8), WidgetKind::SeekBar, 1.0);
+        assert_eq!(anchored_match(&known, &lower, &[false; 3]), None);
+    }
 
     #[test]
     fn past_the_cap_a_new_widget_joins_the_nearest_of_its_kind() {
@@ -1691,6 +1806,72 @@ mod tests {
         let mid = (20, 200, 20, 20);
         let before = print(&[mid]);
         assert!(!a.region_first_sight(&tick_step(before), &print(&[mid, count, tick])));
+    }
+
+    #[test]
+    fn a_part_of_a_page_runs_out_of_new_sights() {
+        let field = (20, 20, 200, 40);
+        let print = |text: Option<(u32, u32, u32, u32)>| {
+            let mut boxes = vec![field];
+            boxes.extend(text);
+            Arc::new(ScreenPrint::of(&screen(&boxes)))
+        };
+        let step = |before: Arc<ScreenPrint>| Pending {
+            page: PageId(0),
+            key: ActionKey {
+                kind: ActionKind::Input,
+                target: Some(0),
+                variant: 0,
+            },
+            embedding: Arc::from(vec![0.0f32]),
+            before,
+            kind: ActionKind::Input,
+            target: Some((Rect::new(20, 20, 200, 40), WidgetKind::EditText)),
+            left: None,
+            others_best: 0.0,
+            aim: Aim::default(),
+            command: None,
+        };
+        // Four texts of different lengths in one field.
+        let texts: Vec<_> = (0..4).map(|i| (30, 30, 40 + 30 * i, 20)).collect();
+        let sights = |cap: u32| {
+            let mut a = PirlAgent::new(AgentConfig {
+                region_sights: cap,
+                ..AgentConfig::default()
+            })
+            .unwrap();
+            let mut new: Vec<bool> = texts
+                .iter()
+                .map(|t| a.region_first_sight(&step(print(None)), &print(Some(*t))))
+                .collect();
+            // The first text again is no new sight, whatever the cap.
+            new.push(a.region_first_sight(&step(print(None)), &print(Some(texts[0]))));
+            new
+        };
+        assert_eq!(sights(0), [true, true, true, true, false]);
+        assert_eq!(sights(2), [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn after_a_stall_the_prior_alone_chooses() {
+        // The same screen over and over: nothing new after the first step.
+        let shot = screen(&[(20, 20, 200, 40), (20, 100, 200, 40)]);
+        let run = |stall: u32| {
+            let mut a = PirlAgent::new(AgentConfig {
+                seed: 5,
+                stall_steps: stall,
+                ..AgentConfig::default()
+            })
+            .unwrap();
+            for _ in 0..8 {
+                a.decide(&shot, Platform::Web, &[ActionKind::Click])
+                    .unwrap();
+            }
+            a.stats().stalled_steps
+        };
+        assert_eq!(run(0), 0);
+        // Decision k closes step k - 1: decisions 4 to 8 come after three idle steps.
+        assert_eq!(run(3), 5);
     }
 
     #[test]
