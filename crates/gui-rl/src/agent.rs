@@ -1502,22 +1502,47 @@ mod tests {
 
     use super::*;
 
+    /// Typing into the text field at `field` (widget 0 of page 0) on the screen `before`.
+    fn input_step(before: Arc<ScreenPrint>, field: Rect) -> Pending {
+        Pending {
+            page: PageId(0),
+            key: ActionKey {
+                kind: ActionKind::Input,
+                target: Some(0),
+                variant: 0,
+            },
+            embedding: Arc::from(vec![0.0f32]),
+            before,
+            kind: ActionKind::Input,
+            target: Some((field, WidgetKind::EditText)),
+            left: None,
+            others_best: 0.0,
+            aim: Aim::default(),
+            command: None,
+        }
+    }
+
+    /// Known widgets at these boxes, with no texts or embeddings.
+    fn known_widgets(boxes: &[(Rect, WidgetKind)]) -> Vec<KnownWidget> {
+        boxes
+            .iter()
+            .map(|&(rect, kind)| KnownWidget {
+                rect,
+                kind,
+                text: 0,
+                typed: 0,
+                embeddings: Vec::new(),
+            })
+            .collect()
+    }
+
     #[test]
     fn a_widget_that_only_changed_its_width_is_the_same_widget() {
-        let known: Vec<KnownWidget> = [
+        let known = known_widgets(&[
             (Rect::new(198, 518, 25, 8), WidgetKind::SeekBar),
             (Rect::new(198, 540, 25, 8), WidgetKind::SeekBar),
             (Rect::new(198, 518, 25, 8), WidgetKind::TextView),
-        ]
-        .into_iter()
-        .map(|(rect, kind)| KnownWidget {
-            rect,
-            kind,
-            text: 0,
-            typed: 0,
-            embeddings: Vec::new(),
-        })
-        .collect();
+        ]);
         // The filled track four times as wide, one pixel lower: IoU 0.19, same widget.
         let wider = Widget::new(Rect::new(199, 519, 103, 8), WidgetKind::SeekBar, 1.0);
         assert!(known[0].rect.iou(&wider.rect) < 0.8);
@@ -1535,20 +1560,11 @@ mod tests {
 
     #[test]
     fn past_the_cap_a_new_widget_joins_the_nearest_of_its_kind() {
-        let known: Vec<KnownWidget> = [
+        let known = known_widgets(&[
             (Rect::new(0, 0, 50, 20), WidgetKind::Button),
             (Rect::new(0, 100, 50, 20), WidgetKind::Button),
             (Rect::new(0, 200, 50, 20), WidgetKind::EditText),
-        ]
-        .into_iter()
-        .map(|(rect, kind)| KnownWidget {
-            rect,
-            kind,
-            text: 0,
-            typed: 0,
-            embeddings: Vec::new(),
-        })
-        .collect();
+        ]);
         let button = Widget::new(Rect::new(0, 90, 50, 20), WidgetKind::Button, 1.0);
         assert_eq!(nearest_of_kind(&known, &button, &[false; 3]), Some(1));
         // One already matched on this screen is taken only when no other is left.
@@ -1764,23 +1780,7 @@ mod tests {
             Arc::new(ScreenPrint::of(&screen(&boxes)))
         };
         let (hello, other, in_b) = ((30, 30, 60, 20), (30, 30, 100, 20), (30, 110, 40, 20));
-        let target = Some((Rect::new(20, 20, 200, 40), WidgetKind::EditText));
-        let step = |before: Arc<ScreenPrint>| Pending {
-            page: PageId(0),
-            key: ActionKey {
-                kind: ActionKind::Input,
-                target: Some(0),
-                variant: 0,
-            },
-            embedding: Arc::from(vec![0.0f32]),
-            before,
-            kind: ActionKind::Input,
-            target,
-            left: None,
-            others_best: 0.0,
-            aim: Aim::default(),
-            command: None,
-        };
+        let step = |before| input_step(before, Rect::new(20, 20, 200, 40));
         let mut a = agent();
         // The first text in the first field is new.
         assert!(a.region_first_sight(&step(print(&[])), &print(&[hello])));
@@ -1816,22 +1816,7 @@ mod tests {
             boxes.extend(text);
             Arc::new(ScreenPrint::of(&screen(&boxes)))
         };
-        let step = |before: Arc<ScreenPrint>| Pending {
-            page: PageId(0),
-            key: ActionKey {
-                kind: ActionKind::Input,
-                target: Some(0),
-                variant: 0,
-            },
-            embedding: Arc::from(vec![0.0f32]),
-            before,
-            kind: ActionKind::Input,
-            target: Some((Rect::new(20, 20, 200, 40), WidgetKind::EditText)),
-            left: None,
-            others_best: 0.0,
-            aim: Aim::default(),
-            command: None,
-        };
+        let step = |before| input_step(before, Rect::new(20, 20, 200, 40));
         // Four texts of different lengths in one field.
         let texts: Vec<_> = (0..4).map(|i| (30, 30, 40 + 30 * i, 20)).collect();
         let sights = |cap: u32| {
