@@ -97,6 +97,10 @@ struct Cli {
     /// (a slider's track, a field's text).
     #[arg(long)]
     no_anchor_match: bool,
+    /// A screen that would be a new page, but differs from a screen of a known page in at
+    /// most --local-page of its cells, is that page (the same form with other values).
+    #[arg(long)]
+    print_pages: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -176,6 +180,7 @@ fn main() -> Result<()> {
         stall_steps: cli.stall_steps,
         region_sights: cli.region_sights,
         anchor_match: !cli.no_anchor_match,
+        print_pages: cli.print_pages,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

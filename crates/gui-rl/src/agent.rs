@@ -189,6 +189,15 @@ pub struct AgentConfig {
     /// action on it untried, and the profile form kept offering new ones: two demo runs
     /// stayed on it for 200 steps.
     pub anchor_match: bool,
+    /// A screen that the page store would make a new page, but that differs from a
+    /// screen of a known page (outside a dialog, at the same size) in at most
+    /// [`local_page`](Self::local_page) of its cells, is that page. Default `false`.
+    ///
+    /// The same form with other values in its fields, a message under it or its slider
+    /// moved scores under the store's 0.95 against the pages it has: each such screen
+    /// was a page of its own, paid 1 by Eq. 1 for reaching it, with every action
+    /// untried.
+    pub print_pages: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -251,6 +260,7 @@ impl Default for AgentConfig {
             stall_steps: 20,
             region_sights: 4,
             anchor_match: true,
+            print_pages: false,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -464,6 +474,9 @@ fn aim_of(action: &Action, print: &ScreenPrint) -> Aim {
     }
 }
 
+/// Most screens kept per page for [`AgentConfig::print_pages`].
+const PRINTS_PER_PAGE: usize = 8;
+
 /// Most pixels by which a box's left edge, top edge or height may move and still be the
 /// same widget for [`anchored_match`].
 const ANCHOR_SLACK: i32 = 4;
@@ -545,6 +558,9 @@ pub struct PirlAgent {
     policy: BoltzmannPolicy,
     store: PageStore,
     pages: Vec<PageActions>,
+    /// Screens of each page, for [`AgentConfig::print_pages`]: the first of each size
+    /// and those that joined it by their print, at most [`PRINTS_PER_PAGE`].
+    prints: Vec<Vec<Arc<ScreenPrint>>>,
     memory: ExplorationMemory<Arc<[f32]>, Arc<[f32]>>,
     /// `None` while a retraining runs on `training`.
     network: Option<QNetwork>,
@@ -638,6 +654,7 @@ impl PirlAgent {
             space: None,
             policy,
             pages: Vec::new(),
+            prints: Vec::new(),
             prior: EffectPrior::default(),
             frontier: Frontier::default(),
             screens_seen: HashSet::new(),
@@ -798,8 +815,16 @@ impl PirlAgent {
             None => read.view,
         };
         let stay = self.small_change(worker, &print);
-        let (page, mut candidates) =
-            self.observe(worker, view, platform, supported, dialog.is_some(), stay)?;
+        let by_print = (self.config.print_pages && dialog.is_none()).then_some(&print);
+        let (page, mut candidates) = self.observe(
+            worker,
+            view,
+            platform,
+            supported,
+            dialog.is_some(),
+            stay,
+            by_print,
+        )?;
         let size = print.size();
         let start = *slot(&mut self.start_size, worker).get_or_insert(size);
         self.stats.away_steps += u64::from(size != start);
@@ -1046,6 +1071,33 @@ impl PirlAgent {
         new
     }
 
+    /// The known page with a kept screen of `print`'s size that differs from it in the
+    /// fewest cells, if at most [`AgentConfig::local_page`] of them
+    /// ([`AgentConfig::print_pages`]).
+    fn page_by_print(&self, print: &ScreenPrint) -> Option<PageId> {
+        let share = self.config.local_page;
+        self.prints
+            .iter()
+            .enumerate()
+            .flat_map(|(page, kept)| kept.iter().map(move |k| (page, k)))
+            .filter(|(_, k)| k.size() == print.size())
+            .map(|(page, k)| (page, k.changed_outside_all(print, &[])))
+            .filter(|(_, changed)| *changed <= share)
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+            .map(|(page, _)| PageId(page))
+    }
+
+    /// Keeps `print` as a screen of `page`, while it has fewer than [`PRINTS_PER_PAGE`].
+    fn keep_print(&mut self, page: PageId, print: &Arc<ScreenPrint>) {
+        if self.prints.len() <= page.0 {
+            self.prints.resize_with(page.0 + 1, Vec::new);
+        }
+        let kept = &mut self.prints[page.0];
+        if kept.len() < PRINTS_PER_PAGE {
+            kept.push(Arc::clone(print));
+        }
+    }
+
     /// The page the worker's last action was made on, when that action changed at most
     /// [`AgentConfig::local_page`] of the screen: the screen now is that page.
     fn small_change(&self, worker: usize, now: &ScreenPrint) -> Option<PageId> {
@@ -1204,14 +1256,28 @@ impl PirlAgent {
         supported: &[ActionKind],
         in_dialog: bool,
         stay: Option<PageId>,
+        print: Option<&Arc<ScreenPrint>>,
     ) -> Result<(PageId, Candidates)> {
         *slot(&mut self.last_seen, worker) = None;
         let t = Instant::now();
         let known = self.store.len();
-        let page = match stay {
-            Some(page) => page,
-            None => self.store.lookup_or_insert(view.clone())?,
+        let page = match (stay, print) {
+            (Some(page), _) => page,
+            (None, None) => self.store.lookup_or_insert(view.clone())?,
+            (None, Some(print)) => match self.store.lookup(&view)? {
+                Some((page, _)) => page,
+                None => match self.page_by_print(print) {
+                    Some(page) => {
+                        self.keep_print(page, print);
+                        page
+                    }
+                    None => self.store.insert(view.clone())?,
+                },
+            },
         };
+        if let Some(print) = print.filter(|_| page.0 >= known) {
+            self.keep_print(page, print);
+        }
         self.stats.timings.pages_ms += ms(t);
         let t = Instant::now();
         let space = self.space_for(platform, supported)?;
@@ -1838,6 +1904,34 @@ mod tests {
     }
 
     #[test]
+    fn a_screen_close_to_a_known_one_in_pixels_joins_its_page() {
+        let form = [(20, 20, 200, 40), (20, 100, 90, 40)];
+        let empty = screen(&form);
+        // Three small marks below the form: new widgets, 2 % of the cells.
+        let marks = [(30, 200, 20, 20), (80, 200, 20, 20), (130, 200, 20, 20)];
+        let filled = screen(&[&form[..], &marks[..]].concat());
+        let elsewhere = &screens()[2];
+        let pages = |print_pages: bool| {
+            let mut a = PirlAgent::new(AgentConfig {
+                seed: 5,
+                print_pages,
+                ..AgentConfig::default()
+            })
+            .unwrap();
+            for shot in [&empty, elsewhere, &filled] {
+                a.decide(shot, Platform::Web, &[ActionKind::Click]).unwrap();
+            }
+            a.stats().pages
+        };
+        assert_eq!(
+            pages(false),
+            3,
+            "the store alone should tell the forms apart"
+        );
+        assert_eq!(pages(true), 2);
+    }
+
+    #[test]
     fn after_a_stall_the_prior_alone_chooses() {
         // The same screen over and over: nothing new after the first step.
         let shot = screen(&[(20, 20, 200, 40), (20, 100, 200, 40)]);
@@ -1923,7 +2017,7 @@ mod tests {
         let mut a = agent();
         let view = a.reader().read(&page).unwrap().view;
         let (_, all) = a
-            .observe(0, view, Platform::Web, &ActionKind::ALL, false, None)
+            .observe(0, view, Platform::Web, &ActionKind::ALL, false, None, None)
             .unwrap();
         let (half, start) = ((320, 200), (640, 400));
         let count = |c: &Candidates| c.actions.iter().filter(|x| resizes(x.kind)).count();
@@ -1969,7 +2063,15 @@ mod tests {
         let mut kinds = |in_dialog| -> Vec<ActionKind> {
             let view = a.reader().read(&page).unwrap().view;
             let (_, c) = a
-                .observe(0, view, Platform::Web, &ActionKind::ALL, in_dialog, None)
+                .observe(
+                    0,
+                    view,
+                    Platform::Web,
+                    &ActionKind::ALL,
+                    in_dialog,
+                    None,
+                    None,
+                )
                 .unwrap();
             c.actions.iter().map(|x| x.kind).collect()
         };
@@ -2158,6 +2260,7 @@ mod tests {
                     Platform::Web,
                     &ActionKind::ALL,
                     false,
+                    None,
                     None,
                 )
                 .unwrap();

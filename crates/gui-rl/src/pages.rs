@@ -490,6 +490,13 @@ impl PageStore {
         if let Some((id, _)) = self.lookup(&view)? {
             return Ok(id);
         }
+        self.insert(view)
+    }
+
+    /// A new page created from `view`, without a lookup; the nearest stored page when the
+    /// store is full ([`PageStoreConfig::max_pages`]).
+    pub fn insert(&mut self, view: PageView) -> Result<PageId> {
+        self.check_dim(&view)?;
         if self.pages.len() >= self.config.max_pages {
             return self.nearest(&view);
         }
