@@ -474,6 +474,17 @@ fn aim_of(action: &Action, print: &ScreenPrint) -> Aim {
     }
 }
 
+/// How [`PirlAgent::observe`] finds the page of a screen.
+enum Find<'a> {
+    /// The page the last action was made on: the screen changed little.
+    Stay(PageId),
+    /// The page store's lookup, or a new page.
+    Store,
+    /// The page store's lookup, then the kept screens of known pages
+    /// ([`AgentConfig::print_pages`]), or a new page.
+    StoreThenPrint(&'a Arc<ScreenPrint>),
+}
+
 /// Most screens kept per page for [`AgentConfig::print_pages`].
 const PRINTS_PER_PAGE: usize = 8;
 
@@ -815,16 +826,13 @@ impl PirlAgent {
             None => read.view,
         };
         let stay = self.small_change(worker, &print);
-        let by_print = (self.config.print_pages && dialog.is_none()).then_some(&print);
-        let (page, mut candidates) = self.observe(
-            worker,
-            view,
-            platform,
-            supported,
-            dialog.is_some(),
-            stay,
-            by_print,
-        )?;
+        let find = match stay {
+            Some(page) => Find::Stay(page),
+            None if self.config.print_pages && dialog.is_none() => Find::StoreThenPrint(&print),
+            None => Find::Store,
+        };
+        let (page, mut candidates) =
+            self.observe(worker, view, platform, supported, dialog.is_some(), find)?;
         let size = print.size();
         let start = *slot(&mut self.start_size, worker).get_or_insert(size);
         self.stats.away_steps += u64::from(size != start);
@@ -1255,29 +1263,29 @@ impl PirlAgent {
         platform: Platform,
         supported: &[ActionKind],
         in_dialog: bool,
-        stay: Option<PageId>,
-        print: Option<&Arc<ScreenPrint>>,
+        find: Find<'_>,
     ) -> Result<(PageId, Candidates)> {
         *slot(&mut self.last_seen, worker) = None;
         let t = Instant::now();
         let known = self.store.len();
-        let page = match (stay, print) {
-            (Some(page), _) => page,
-            (None, None) => self.store.lookup_or_insert(view.clone())?,
-            (None, Some(print)) => match self.store.lookup(&view)? {
-                Some((page, _)) => page,
-                None => match self.page_by_print(print) {
-                    Some(page) => {
+        let page = match find {
+            Find::Stay(page) => page,
+            Find::Store => self.store.lookup_or_insert(view.clone())?,
+            Find::StoreThenPrint(print) => {
+                // Kept: the screen that made a page, and those that joined one by print.
+                match self.store.lookup(&view)? {
+                    Some((page, _)) => page,
+                    None => {
+                        let page = match self.page_by_print(print) {
+                            Some(page) => page,
+                            None => self.store.insert(view.clone())?,
+                        };
                         self.keep_print(page, print);
                         page
                     }
-                    None => self.store.insert(view.clone())?,
-                },
-            },
+                }
+            }
         };
-        if let Some(print) = print.filter(|_| page.0 >= known) {
-            self.keep_print(page, print);
-        }
         self.stats.timings.pages_ms += ms(t);
         let t = Instant::now();
         let space = self.space_for(platform, supported)?;
@@ -2017,7 +2025,7 @@ mod tests {
         let mut a = agent();
         let view = a.reader().read(&page).unwrap().view;
         let (_, all) = a
-            .observe(0, view, Platform::Web, &ActionKind::ALL, false, None, None)
+            .observe(0, view, Platform::Web, &ActionKind::ALL, false, Find::Store)
             .unwrap();
         let (half, start) = ((320, 200), (640, 400));
         let count = |c: &Candidates| c.actions.iter().filter(|x| resizes(x.kind)).count();
@@ -2069,8 +2077,7 @@ mod tests {
                     Platform::Web,
                     &ActionKind::ALL,
                     in_dialog,
-                    None,
-                    None,
+                    Find::Store,
                 )
                 .unwrap();
             c.actions.iter().map(|x| x.kind).collect()
@@ -2260,8 +2267,7 @@ mod tests {
                     Platform::Web,
                     &ActionKind::ALL,
                     false,
-                    None,
-                    None,
+                    Find::Store,
                 )
                 .unwrap();
             let i = c
