@@ -924,7 +924,14 @@ impl PirlAgent {
                 }
                 weights
             });
-            if self.config.optimistic {
+            let stall = slot(&mut self.stall, worker).unwrap_or(0);
+            if self.config.stall_steps > 0 && stall >= self.config.stall_steps {
+                // A stall: the prior and the frontier choose. The page's best value is
+                // also what optimistic values would lift to, so none is needed.
+                let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                q.iter_mut().for_each(|v| *v = top);
+                self.stats.stalled_steps += 1;
+            } else if self.config.optimistic {
                 let stats = self.store.stats(page)?;
                 let tried: Vec<bool> = candidates
                     .keys
@@ -932,13 +939,6 @@ impl PirlAgent {
                     .map(|k| stats.was_executed(k))
                     .collect();
                 optimistic_values(&mut q, &tried, prior.as_deref());
-            }
-            let stall = slot(&mut self.stall, worker).unwrap_or(0);
-            if self.config.stall_steps > 0 && stall >= self.config.stall_steps {
-                // A stall: the prior and the frontier choose.
-                let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                q.iter_mut().for_each(|v| *v = top);
-                self.stats.stalled_steps += 1;
             }
             let p = self
                 .policy
