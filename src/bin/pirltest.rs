@@ -101,15 +101,6 @@ struct Cli {
     /// most --local-page of its cells, is that page (the same form with other values).
     #[arg(long)]
     print_pages: bool,
-    /// With --print-pages: a screen is also that page when it differs from the kept
-    /// screen in at most --local-page of the cells both show once aligned by the vertical
-    /// scroll they agree on (the same form scrolled by a wheel turn).
-    #[arg(long)]
-    scroll_pages: bool,
-    /// A click on a button that changes its page's state makes only the page's buttons
-    /// untried again, not its check boxes and fields.
-    #[arg(long)]
-    narrow_refresh: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
     #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
@@ -189,9 +180,7 @@ fn main() -> Result<()> {
         stall_steps: cli.stall_steps,
         region_sights: cli.region_sights,
         anchor_match: !cli.no_anchor_match,
-        print_pages: cli.print_pages || cli.scroll_pages,
-        scroll_pages: cli.scroll_pages,
-        narrow_refresh: cli.narrow_refresh,
+        print_pages: cli.print_pages,
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,

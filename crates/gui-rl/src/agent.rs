@@ -99,14 +99,6 @@ pub struct AgentConfig {
     /// in a new state of its page: Checkout once a coupon is applied, Undo after Select
     /// all and Archive.
     pub state_refresh: bool,
-    /// With [`state_refresh`](Self::state_refresh): a click on a button that puts its
-    /// page in a new state refreshes the page's buttons alone, as a value change does
-    /// ([`EffectPrior::values_changed`]); other actions that change the state still
-    /// refresh every action. Default `false`.
-    ///
-    /// After Select all, Archive is worth trying again and a check box is not: it
-    /// toggles as it did, and it clears the select-all state that bug A needs.
-    pub narrow_refresh: bool,
     /// The largest share of the decisions that may be made at a window size other than
     /// the one the run started at. Once it is spent, resizes are no candidates at the
     /// start size, and elsewhere the resizes that lead back to it (or every resize,
@@ -206,14 +198,6 @@ pub struct AgentConfig {
     /// was a page of its own, paid 1 by Eq. 1 for reaching it, with every action
     /// untried.
     pub print_pages: bool,
-    /// With [`print_pages`](Self::print_pages): a screen is also that page when, moved
-    /// back by the vertical scroll it and the kept screen agree on, it differs in at most
-    /// [`local_page`](Self::local_page) of the cells both show
-    /// ([`ScreenPrint::changed_scrolled`]; a fixed header is compared in place). Default
-    /// `false`.
-    ///
-    /// The profile form scrolled by a wheel turn was a new page too.
-    pub scroll_pages: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Memory entries per retraining: the newest half and a random half of the rest
@@ -267,7 +251,6 @@ impl Default for AgentConfig {
             modal_focus: true,
             frontier: true,
             state_refresh: true,
-            narrow_refresh: false,
             resize_budget: 0.1,
             local_novelty: true,
             local_page: 0.03,
@@ -278,7 +261,6 @@ impl Default for AgentConfig {
             region_sights: 4,
             anchor_match: true,
             print_pages: false,
-            scroll_pages: false,
             train_every: 1,
             train_samples: 64,
             hidden: q.hidden,
@@ -1107,14 +1089,7 @@ impl PirlAgent {
             .enumerate()
             .flat_map(|(page, kept)| kept.iter().map(move |k| (page, k)))
             .filter(|(_, k)| k.size() == print.size())
-            .map(|(page, k)| {
-                let changed = k.changed_outside_all(print, &[]);
-                if changed <= share || !self.config.scroll_pages {
-                    return (page, changed);
-                }
-                let scrolled = print.changed_scrolled(k).map_or(1.0, |(s, _)| s);
-                (page, changed.min(scrolled))
-            })
+            .map(|(page, k)| (page, k.changed_outside_all(print, &[])))
             .filter(|(_, changed)| *changed <= share)
             .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
             .map(|(page, _)| PageId(page))
@@ -1127,7 +1102,7 @@ impl PirlAgent {
         }
         let kept = &mut self.prints[page.0];
         if kept.len() < PRINTS_PER_PAGE {
-            kept.push(Arc::new(print.slim()));
+            kept.push(Arc::clone(print));
         }
     }
 
@@ -1524,10 +1499,7 @@ impl PirlAgent {
         if self.config.effect_prior && !resize {
             self.prior.record(prev.page, prev.key, prev.aim, novel);
             if self.config.state_refresh && novel && page == prev.page {
-                let target = prev.target.map(|(_, k)| k);
-                if sets_a_value(prev.kind, target)
-                    || (self.config.narrow_refresh && clicks_a_button(prev.kind, target))
-                {
+                if sets_a_value(prev.kind, prev.target.map(|(_, k)| k)) {
                     self.prior.values_changed(page);
                 } else {
                     self.prior.state_changed(page);

@@ -32,14 +32,6 @@ pub struct ScreenPrint {
     cols: u32,
     rows: u32,
     luma: Vec<u8>,
-    /// The cells again on grids moved down by 1, 2 and 3 pixels, complete rows of cells
-    /// only: a screen scrolled by any number of pixels can be compared cell by cell with
-    /// one of them ([`changed_scrolled`](Self::changed_scrolled)). Empty in a
-    /// [`slim`](Self::slim) print.
-    phases: [Vec<u8>; 3],
-    /// One hash per pixel row of its 4-px brightness sums, [`FLAT_ROW`] for a row of one
-    /// flat colour: rows that scrolled match their hash at another height.
-    row_hashes: Vec<u64>,
 }
 
 /// Cells that changed by at most this much brightness (of 255) count as unchanged: it
@@ -111,70 +103,31 @@ impl ScreenPrint {
     pub fn of(screen: &Screenshot) -> Self {
         let pixels = screen.pixels();
         let (width, height) = pixels.dimensions();
-        let cell = Self::CELL;
-        let cols = width.div_ceil(cell);
-        let rows = height.div_ceil(cell);
-        let n = (cols * rows) as usize;
-        // Sums of each cell's brightness, for the grid at offset 0 and moved down by 1 to
-        // 3 pixels (those grids keep their complete rows of cells only).
-        let mut sums: [Vec<u32>; 4] = std::array::from_fn(|_| vec![0u32; n]);
-        let mut count = vec![0u32; n];
-        let mut line = vec![0u32; cols as usize];
-        let mut row_hashes = Vec::with_capacity(height as usize);
+        let cols = width.div_ceil(Self::CELL);
+        let rows = height.div_ceil(Self::CELL);
+        let mut sum = vec![0u32; (cols * rows) as usize];
+        let mut count = vec![0u32; (cols * rows) as usize];
         for (y, row) in pixels.as_raw().chunks_exact(width as usize * 3).enumerate() {
-            line.fill(0);
+            let base = (y as u32 / Self::CELL * cols) as usize;
             for (x, p) in row.chunks_exact(3).enumerate() {
                 // Rec. 601 weights in integers (sum 256).
                 let l = (77 * u32::from(p[0]) + 150 * u32::from(p[1]) + 29 * u32::from(p[2])) >> 8;
-                line[x / cell as usize] += l;
+                let i = base + x / Self::CELL as usize;
+                sum[i] += l;
+                count[i] += 1;
             }
-            let y = y as u32;
-            let base = (y / cell * cols) as usize;
-            for (c, s) in line.iter().enumerate() {
-                sums[0][base + c] += s;
-                count[base + c] += (width - c as u32 * cell).min(cell);
-            }
-            for (phase, grid) in sums.iter_mut().enumerate().skip(1) {
-                let phase = phase as u32;
-                if y < phase || (y - phase) / cell >= (height - phase) / cell {
-                    continue;
-                }
-                let base = ((y - phase) / cell * cols) as usize;
-                for (c, s) in line.iter().enumerate() {
-                    grid[base + c] += s;
-                }
-            }
-            row_hashes.push(row_hash(&line));
         }
-        let mean = |grid: &[u32]| -> Vec<u8> {
-            grid.iter()
-                .zip(&count)
-                .map(|(s, c)| (s / (*c).max(1)) as u8)
-                .collect()
-        };
-        let luma = mean(&sums[0]);
-        // A moved grid's cells are complete in height, so their pixel counts are those of
-        // the first row of the grid at offset 0 (the last column may be narrower).
-        let moved = |phase: usize| -> Vec<u8> {
-            let full_rows = ((height.saturating_sub(phase as u32)) / cell) as usize;
-            let per_col: Vec<u32> = (0..cols)
-                .map(|c| (width - c * cell).min(cell) * cell)
-                .collect();
-            sums[phase][..full_rows * cols as usize]
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s / per_col[i % cols as usize].max(1)) as u8)
-                .collect()
-        };
-        let phases = [moved(1), moved(2), moved(3)];
+        let luma = sum
+            .iter()
+            .zip(&count)
+            .map(|(s, c)| (s / (*c).max(1)) as u8)
+            .collect();
         Self {
             width,
             height,
             cols,
             rows,
             luma,
-            phases,
-            row_hashes,
         }
     }
 
@@ -232,114 +185,6 @@ impl ScreenPrint {
             .filter(|l| l.abs_diff(mode) > CUT_TOLERANCE)
             .count();
         differ as f64 > CUT_SHARE * cells.len() as f64
-    }
-
-    /// The same print without the moved grids, for keeping: it can still be the kept
-    /// side of [`changed_scrolled`](Self::changed_scrolled), at a quarter of the memory.
-    pub fn slim(&self) -> Self {
-        Self {
-            phases: Default::default(),
-            ..self.clone()
-        }
-    }
-
-    /// The vertical scroll, in pixels, that the most row edges of this screen and `kept`
-    /// agree on, other than none: `dy` when the content at row `y` of `kept` is at row
-    /// `y - dy` here (scrolled down by `dy`). A row edge is a pixel row unlike the one
-    /// above it, keyed by both rows' hashes, so that a filled box votes with its top and
-    /// bottom, not with each of its equal rows. `None` when fewer than
-    /// [`MIN_SCROLL_EDGES`] edges agree or the sizes differ.
-    pub fn scroll_from(&self, kept: &ScreenPrint) -> Option<i32> {
-        if self.size() != kept.size() {
-            return None;
-        }
-        let mut at: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
-        for (y, pair) in row_edges(&kept.row_hashes) {
-            at.entry(pair).or_default().push(y);
-        }
-        let mut votes: HashMap<i32, u32> = HashMap::new();
-        for (y, pair) in row_edges(&self.row_hashes) {
-            let Some(ys) = at.get(&pair) else { continue };
-            if ys.len() > MAX_ROW_REPEATS {
-                continue;
-            }
-            for k in ys {
-                let dy = *k as i32 - y as i32;
-                if dy != 0 {
-                    *votes.entry(dy).or_default() += 1;
-                }
-            }
-        }
-        votes
-            .into_iter()
-            .filter(|(_, n)| *n >= MIN_SCROLL_EDGES)
-            .max_by_key(|(dy, n)| (*n, -dy.abs(), *dy))
-            .map(|(dy, _)| dy)
-    }
-
-    /// Share of `kept`'s cells that differ from this screen once this screen is moved
-    /// back by the scroll the two agree on ([`scroll_from`](Self::scroll_from)), with the
-    /// scroll. The rows at the top and the bottom that equal `kept`'s in place are a
-    /// fixed header and footer: they are compared in place. Every other row of `kept` is
-    /// compared with the rows that show it here, and left out when those are off this
-    /// screen or under a fixed band (scrolled away). `None` when no scroll fits, this
-    /// print is [`slim`](Self::slim), or fewer than [`MIN_SCROLL_OVERLAP`] of `kept`'s
-    /// rows of cells are on this screen.
-    pub fn changed_scrolled(&self, kept: &ScreenPrint) -> Option<(f64, i32)> {
-        let dy = self.scroll_from(kept)?;
-        if self.phases.iter().any(Vec::is_empty) && self.height >= 2 * Self::CELL {
-            return None;
-        }
-        let cell = Self::CELL as i64;
-        let cols = self.cols as usize;
-        let full_rows = i64::from(self.height) / cell;
-        // Bands at the top and bottom that did not move (a fixed header or footer): what
-        // scrolled under them is hidden, not changed.
-        let row_same = |j: usize| {
-            self.luma[j * cols..(j + 1) * cols]
-                .iter()
-                .zip(&kept.luma[j * cols..(j + 1) * cols])
-                .all(|(a, b)| a.abs_diff(*b) <= LUMA_TOLERANCE)
-        };
-        let rows = self.rows as usize;
-        let top = (0..rows).take_while(|j| row_same(*j)).count() as i64 * cell;
-        let bottom = (rows - (0..rows).rev().take_while(|j| row_same(*j)).count()) as i64 * cell;
-        let (mut changed, mut counted, mut overlap) = (0usize, 0usize, 0u32);
-        for k in 0..kept.rows as usize {
-            // Pixel rows [start, start + CELL) here show kept's cell row k.
-            let start = k as i64 * cell - i64::from(dy);
-            let moved: Option<&[u8]> =
-                if start < top || start + cell > bottom.min(i64::from(self.height)) {
-                    None
-                } else {
-                    let (j, phase) = ((start / cell) as usize, (start % cell) as usize);
-                    match phase {
-                        0 if (j as i64) < full_rows => Some(&self.luma[j * cols..(j + 1) * cols]),
-                        0 => None,
-                        p => self.phases[p - 1].get(j * cols..(j + 1) * cols),
-                    }
-                };
-            overlap += u32::from(moved.is_some());
-            let was = &kept.luma[k * cols..(k + 1) * cols];
-            let fixed = (k as i64) * cell < top || (k as i64) * cell >= bottom;
-            let now = if fixed {
-                Some(&self.luma[k * cols..(k + 1) * cols])
-            } else {
-                moved
-            };
-            if let Some(now) = now {
-                counted += cols;
-                changed += now
-                    .iter()
-                    .zip(was)
-                    .filter(|(a, b)| a.abs_diff(**b) > LUMA_TOLERANCE)
-                    .count();
-            }
-        }
-        if f64::from(overlap) < MIN_SCROLL_OVERLAP * f64::from(kept.rows) {
-            return None;
-        }
-        Some((changed as f64 / counted.max(1) as f64, dy))
     }
 
     /// Size of the screen it was made from, in pixels.
@@ -598,52 +443,6 @@ fn cell_groups(mask: &[bool], cols: u32, rows: u32, gap: u32) -> Vec<(usize, Cel
 }
 
 /// FNV-1a over `bytes`: fixed, so runs repeat.
-/// The row hash of a pixel row of one flat colour: such rows match any other blank row
-/// and say nothing about a scroll.
-pub const FLAT_ROW: u64 = 0;
-
-/// [`ScreenPrint`]'s hash of one pixel row from its brightness sums over 4-px columns:
-/// [`FLAT_ROW`] when all full columns are within 2 brightness levels of the first.
-fn row_hash(line: &[u32]) -> u64 {
-    let cell = ScreenPrint::CELL;
-    // The last column may be narrower than the others.
-    let full = if line.len() > 1 {
-        &line[..line.len() - 1]
-    } else {
-        line
-    };
-    let first = full.first().copied().unwrap_or(0);
-    if full.iter().all(|s| s.abs_diff(first) <= 2 * cell) {
-        return FLAT_ROW;
-    }
-    match fnv1a(line.iter().flat_map(|s| s.to_le_bytes())) {
-        FLAT_ROW => 1,
-        h => h,
-    }
-}
-
-/// Least row edges of two screens that must agree on one scroll for
-/// [`ScreenPrint::changed_scrolled`] to align them: a line of text has about ten.
-pub const MIN_SCROLL_EDGES: u32 = 12;
-
-/// Least share of a kept screen's rows of cells that a scrolled screen must still show
-/// for [`ScreenPrint::changed_scrolled`] to compare them: half.
-pub const MIN_SCROLL_OVERLAP: f64 = 0.5;
-
-/// A row edge seen more often than this on one screen (the rows of a list drawn alike,
-/// the same text line twice) does not vote for a scroll.
-const MAX_ROW_REPEATS: usize = 4;
-
-/// The row edges of a screen's row hashes: each row `y` whose hash differs from the row
-/// above, with the pair (hash above, hash of `y`), where one of them is not flat.
-fn row_edges(hashes: &[u64]) -> impl Iterator<Item = (u32, (u64, u64))> + '_ {
-    hashes
-        .windows(2)
-        .enumerate()
-        .filter(|(_, w)| w[0] != w[1])
-        .map(|(y, w)| (y as u32 + 1, (w[0], w[1])))
-}
-
 fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
     bytes.fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -1612,73 +1411,5 @@ mod tests {
         // The same cells elsewhere are another dialog.
         let moved = Rect::new(DIALOG.x + 4, DIALOG.y, DIALOG.width, DIALOG.height);
         assert_ne!(a.coarse_hash_within(DIALOG), a.coarse_hash_within(moved));
-    }
-
-    /// A 640x400 screen with a fixed 40-px header over a window of a tall document of
-    /// boxes of varied size and colour, scrolled down by `scroll` pixels; `tick` fills
-    /// one 16-px box in the document (a check box ticked).
-    fn document(scroll: i32, seed: u8, tick: bool) -> ScreenPrint {
-        let (w, h) = (640u32, 400u32);
-        let mut img = RgbImage::from_pixel(w, h, Rgb([250, 250, 250]));
-        let mut paint = |r: Rect, c: [u8; 3]| {
-            for y in r.y.max(40)..(r.y + r.height as i32).min(h as i32) {
-                for x in r.x..r.x + r.width as i32 {
-                    img.put_pixel(x as u32, y as u32, Rgb(c));
-                }
-            }
-        };
-        for i in 0..40i32 {
-            let v = (i * 37 + i32::from(seed) * 11) % 200;
-            let r = Rect::new(
-                20 + (v * 3) % 400,
-                50 + i * 23 - scroll,
-                30 + (v as u32 % 150),
-                9 + (v as u32 % 7),
-            );
-            paint(r, [v as u8, (255 - v) as u8, (v * 7 % 255) as u8]);
-        }
-        if tick {
-            paint(Rect::new(560, 300 - scroll, 16, 16), [20, 20, 20]);
-        }
-        for y in 0..40 {
-            for x in 0..w {
-                img.put_pixel(x, y, Rgb([30, 40, 60]));
-            }
-        }
-        for x in 10..90 {
-            for y in 14..26 {
-                img.put_pixel(x, y, Rgb([240, 200, 60]));
-            }
-        }
-        print(img)
-    }
-
-    #[test]
-    fn a_scrolled_screen_matches_the_one_before_it_whatever_the_pixels() {
-        let top = document(0, 1, false);
-        for scroll in [4, 37, 100, 150] {
-            let down = document(scroll, 1, false);
-            let plain = down.changed_outside(&top, None);
-            assert!(plain > 0.03, "scroll {scroll}: {plain}");
-            let (share, dy) = down.changed_scrolled(&top).expect("a scroll fits");
-            assert_eq!(dy, scroll);
-            assert!(share < 0.001, "scroll {scroll}: {share}");
-            // And back up again, against the scrolled screen kept slim.
-            let (share, dy) = top.changed_scrolled(&down.slim()).expect("a scroll fits");
-            assert_eq!(
-                (dy, share < 0.001),
-                (-scroll, true),
-                "scroll {scroll}: {share}"
-            );
-        }
-        // A value changed in the scrolled screen is a few cells.
-        let (share, _) = document(37, 1, true).changed_scrolled(&top).unwrap();
-        assert!(share > 0.0 && share < 0.01, "{share}");
-        // Another document under the same header fits no scroll, or differs widely.
-        let other = document(37, 2, false).changed_scrolled(&top);
-        assert!(other.is_none_or(|(share, _)| share > 0.1), "{other:?}");
-        // A slim print cannot be the moved side, and a screen of another size never fits.
-        assert_eq!(document(37, 1, false).slim().changed_scrolled(&top), None);
-        assert_eq!(screen(320, 200, &[]).changed_scrolled(&top), None);
     }
 }
