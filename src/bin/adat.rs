@@ -248,6 +248,9 @@ fn print_scores(by_app: &std::collections::BTreeMap<String, RenderMetrics>, all:
     gui_testing::say!("  {:<24} {all}", "overall");
 }
 
+/// The shares of changed pixels `adat evaluate` reports the single-screenshot ceiling at.
+const CEILING_SHARES: [f64; 3] = [0.005, 0.01, 0.02];
+
 fn run_evaluate(data: &Path, model: &Path, min_change: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&min_change) {
         bail!("--min-change takes a share between 0 and 1, not {min_change}");
@@ -308,6 +311,22 @@ fn run_evaluate(data: &Path, model: &Path, min_change: f64) -> Result<()> {
     }
     if heuristic.total() > 0 {
         gui_testing::say!("  {:<24} {heuristic}", "consecutive-frame");
+    }
+    // What no judge of one screenshot can be sure of: partial frames barely unlike the
+    // screen they settle on.
+    if dataset
+        .frames_of(&held_out)
+        .any(|f| f.record.change.is_some())
+    {
+        gui_testing::say!(
+            "ceiling of a single-screenshot judge that calls full the partial frames within \
+             a share of their settled screen (right on all others):"
+        );
+        for within in CEILING_SHARES {
+            let m = dataset.small_change_ceiling(&held_out, within);
+            let label = format!("within {:.1} %", within * 100.0);
+            gui_testing::say!("  {label:<24} {m}");
+        }
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use image::RgbImage;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::RenderLabel;
+use super::{RenderLabel, RenderMetrics};
 use crate::{Error, Result};
 
 /// The index file of a data set folder.
@@ -170,6 +170,28 @@ impl RenderDataset {
             f.record.label == RenderLabel::Full || f.record.change.is_none_or(|c| c >= min)
         });
         before - self.frames.len()
+    }
+
+    /// The best scores a judge of single screenshots can expect on the frames of `apps`
+    /// when it cannot tell a partial frame that differs from its settled screen in less
+    /// than `within` of its pixels from a finished screen: it is right on every other
+    /// frame and calls those full. The rest of the gap to 1 is out of reach of any
+    /// network that sees one frame. Partial frames without a recorded change count as
+    /// told apart.
+    pub fn small_change_ceiling(&self, apps: &[String], within: f64) -> RenderMetrics {
+        let mut m = RenderMetrics::default();
+        for f in self.frames_of(apps) {
+            let truth = f.record.label;
+            let looks_finished =
+                truth == RenderLabel::Partial && f.record.change.is_some_and(|c| c < within);
+            let predicted = if looks_finished {
+                RenderLabel::Full
+            } else {
+                truth
+            };
+            m.add(truth, predicted);
+        }
+        m
     }
 
     /// The frames of `apps`, in file order.
@@ -370,6 +392,33 @@ mod tests {
         assert_eq!(lines, [2, 3, 4], "unrecorded changes and full frames stay");
         assert_eq!(set.drop_small_changes(0.5), 1);
         assert_eq!(set.label_counts(), [1, 1]);
+    }
+
+    #[test]
+    fn the_ceiling_calls_small_changes_full_and_all_else_right() {
+        let dir = folder(concat!(
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\",\"change\":0.004}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\",\"change\":0.2}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\"}\n",
+            "{\"file\":\"f/b.png\",\"app\":\"demo\",\"label\":\"full\",\"change\":0}\n",
+            "{\"file\":\"f/b.png\",\"app\":\"demo\",\"label\":\"full\",\"change\":0}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"shop\",\"label\":\"partial\",\"change\":0.001}\n",
+        ));
+        let set = RenderDataset::load(dir.path()).unwrap();
+        let demo = ["demo".to_owned()];
+        let m = set.small_change_ceiling(&demo, 0.01);
+        // Two full frames right, one partial frame called full, two told apart.
+        assert_eq!(m.confusion, [[2, 1], [0, 2]]);
+        assert!((m.precision() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(m.recall(), 1.0);
+        assert_eq!(
+            set.small_change_ceiling(&demo, 0.3).confusion,
+            [[1, 2], [0, 2]]
+        );
+        assert_eq!(
+            set.small_change_ceiling(&demo, 0.0).confusion,
+            [[3, 0], [0, 2]]
+        );
     }
 
     #[test]
