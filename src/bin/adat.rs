@@ -312,6 +312,16 @@ fn run_evaluate(data: &Path, model: &Path, min_change: f64) -> Result<()> {
     if heuristic.total() > 0 {
         gui_testing::say!("  {:<24} {heuristic}", "consecutive-frame");
     }
+    // What no judge of one screenshot can get right: frames that look alike with both
+    // labels.
+    gui_testing::say!(
+        "ceiling of any single-screenshot judge, frames of an app that look alike getting one \
+         answer:"
+    );
+    for (within, label) in [(0.0, "identical"), (0.0025, "within 0.25 %")] {
+        let m = dataset.twin_ceiling(&held_out, within)?;
+        gui_testing::say!("  {label:<24} {m}");
+    }
     // What no judge of one screenshot can be sure of: partial frames barely unlike the
     // screen they settle on.
     if dataset

@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 use image::RgbImage;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use gui_core::Screenshot;
+
 use super::{RenderLabel, RenderMetrics};
 use crate::{Error, Result};
 
@@ -192,6 +194,70 @@ impl RenderDataset {
             m.add(truth, predicted);
         }
         m
+    }
+
+    /// The best scores any judge of single screenshots can reach on the frames of
+    /// `apps`, where frames of one app that differ in at most `within` of their pixels
+    /// (a pixel differs when a channel moves by more than 8, the collector's rule) count
+    /// as one screen and so get one answer. Frames are grouped in file order, each with
+    /// the first group whose first frame is that close. A group holding both labels
+    /// costs either its full frames or its partial frames; the groups called full are
+    /// those with the most full frames per partial one, as many as raise F1. `within`
+    /// 0 groups only frames that look exactly alike.
+    pub fn twin_ceiling(&self, apps: &[String], within: f64) -> Result<RenderMetrics> {
+        // (first frame, full frames, partial frames) per group.
+        let mut groups: Vec<(String, Screenshot, usize, usize)> = Vec::new();
+        for f in self.frames_of(apps) {
+            let shot = Screenshot::new(self.image(f)?, 1.0, 0)
+                .map_err(|e| Error::image(f.path.display().to_string(), e.to_string()))?;
+            let full = f.record.label == RenderLabel::Full;
+            let same = groups.iter_mut().find(|(app, first, ..)| {
+                *app == f.record.app && first.diff_fraction(&shot, 8) <= within
+            });
+            match same {
+                Some(g) => {
+                    g.2 += usize::from(full);
+                    g.3 += usize::from(!full);
+                }
+                None => groups.push((
+                    f.record.app.clone(),
+                    shot,
+                    usize::from(full),
+                    usize::from(!full),
+                )),
+            }
+        }
+        let mut m = RenderMetrics::default();
+        let mut mixed: Vec<(usize, usize)> = Vec::new();
+        for (_, _, full, partial) in groups {
+            if full == 0 || partial == 0 {
+                m.confusion[RenderLabel::Full.index()][RenderLabel::Full.index()] += full;
+                m.confusion[RenderLabel::Partial.index()][RenderLabel::Partial.index()] += partial;
+            } else {
+                mixed.push((full, partial));
+            }
+        }
+        // Most full frames per partial frame first; F1 is a ratio of sums, so the best
+        // choice calls a leading run of these groups full.
+        mixed.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)));
+        let with = |k: usize| {
+            let mut c = m;
+            for (i, (full, partial)) in mixed.iter().enumerate() {
+                let said = if i < k {
+                    RenderLabel::Full
+                } else {
+                    RenderLabel::Partial
+                };
+                c.confusion[RenderLabel::Full.index()][said.index()] += full;
+                c.confusion[RenderLabel::Partial.index()][said.index()] += partial;
+            }
+            c
+        };
+        let best = (0..=mixed.len())
+            .map(with)
+            .max_by(|a, b| a.f1().total_cmp(&b.f1()))
+            .unwrap_or(m);
+        Ok(best)
     }
 
     /// The frames of `apps`, in file order.
@@ -392,6 +458,34 @@ mod tests {
         assert_eq!(lines, [2, 3, 4], "unrecorded changes and full frames stay");
         assert_eq!(set.drop_small_changes(0.5), 1);
         assert_eq!(set.label_counts(), [1, 1]);
+    }
+
+    #[test]
+    fn twins_with_both_labels_cost_the_cheaper_side() {
+        let dir = folder(concat!(
+            // a.png: two full frames and one partial frame alike; b.png: one partial.
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"full\"}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"partial\"}\n",
+            "{\"file\":\"f/a.png\",\"app\":\"demo\",\"label\":\"full\"}\n",
+            "{\"file\":\"f/b.png\",\"app\":\"demo\",\"label\":\"partial\"}\n",
+            // The same picture in another app is another screen.
+            "{\"file\":\"f/a.png\",\"app\":\"shop\",\"label\":\"partial\"}\n",
+        ));
+        let other = image::RgbImage::from_pixel(8, 6, image::Rgb([200, 10, 40]));
+        other.save(dir.path().join("f/b.png")).unwrap();
+        let set = RenderDataset::load(dir.path()).unwrap();
+        let demo = ["demo".to_owned()];
+        // Calling the a.png group full costs its partial frame; partial, its two full ones.
+        let m = set.twin_ceiling(&demo, 0.0).unwrap();
+        assert_eq!(m.confusion, [[1, 1], [0, 2]]);
+        // Close enough, b.png (one channel off by 30) joins them: still full is best.
+        let m = set.twin_ceiling(&demo, 1.0).unwrap();
+        assert_eq!(m.confusion, [[0, 2], [0, 2]]);
+        let both = ["demo".to_owned(), "shop".to_owned()];
+        assert_eq!(
+            set.twin_ceiling(&both, 0.0).unwrap().confusion,
+            [[2, 1], [0, 2]]
+        );
     }
 
     #[test]
