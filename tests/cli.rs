@@ -705,3 +705,45 @@ fn adat_refuses_bad_training_and_scoring_settings_naming_them() {
     }
     assert!(!std::path::Path::new(out).exists(), "no model was written");
 }
+
+#[test]
+fn adat_evaluate_prints_what_one_screenshot_can_reach() {
+    // Three frames of an app the shipped network never saw: a finished screen, a
+    // partial frame that looks exactly like it, and a partial frame unlike it.
+    let dir = tempfile::tempdir().unwrap();
+    let frame = |name: &str, shade: u8| {
+        image::RgbImage::from_pixel(640, 400, image::Rgb([shade, shade, shade]))
+            .save(dir.path().join(name))
+            .unwrap();
+    };
+    frame("a.png", 250);
+    frame("b.png", 40);
+    std::fs::write(
+        dir.path().join("labels.jsonl"),
+        concat!(
+            "{\"file\":\"a.png\",\"app\":\"unseen\",\"label\":\"full\",\"change\":0}\n",
+            "{\"file\":\"a.png\",\"app\":\"unseen\",\"label\":\"partial\",\"change\":0.003}\n",
+            "{\"file\":\"b.png\",\"app\":\"unseen\",\"label\":\"partial\",\"change\":0.9}\n",
+        ),
+    )
+    .unwrap();
+    let model = gui_vision::render::shipped_render_net_path();
+    let o = Command::new(env!("CARGO_BIN_EXE_adat"))
+        .args(["evaluate", "--data"])
+        .arg(dir.path())
+        .arg("--model")
+        .arg(model)
+        .output()
+        .expect("run adat");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Calling the look-alike pair full loses its partial frame: P 1/2, R 1.
+    let line = |start: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line `{start}` in:\n{out}"))
+            .to_owned()
+    };
+    assert!(line("identical").contains("P 0.500 R 1.000"), "{out}");
+    assert!(line("within 0.5 %").contains("P 0.500 R 1.000"), "{out}");
+}
