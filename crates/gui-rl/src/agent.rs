@@ -1704,11 +1704,12 @@ mod tests {
     }
 
     fn agent() -> PirlAgent {
-        PirlAgent::new(AgentConfig {
-            seed: 5,
-            ..AgentConfig::default()
-        })
-        .unwrap()
+        agent_with(AgentConfig::default())
+    }
+
+    /// An agent with `config` and seed 5, the tests' seed.
+    fn agent_with(config: AgentConfig) -> PirlAgent {
+        PirlAgent::new(AgentConfig { seed: 5, ..config }).unwrap()
     }
 
     #[test]
@@ -1780,12 +1781,10 @@ mod tests {
         let open = with_dialog(&page, dialog);
         let mut focused_m = 0;
         for modal_focus in [true, false] {
-            let mut a = PirlAgent::new(AgentConfig {
-                seed: 5,
+            let mut a = agent_with(AgentConfig {
                 modal_focus,
                 ..AgentConfig::default()
-            })
-            .unwrap();
+            });
             a.decide(&page, Platform::Web, &ActionKind::ALL).unwrap();
             let mut behind = 0;
             for _ in 0..20 {
@@ -1920,12 +1919,10 @@ mod tests {
         let filled = screen(&[&form[..], &marks[..]].concat());
         let elsewhere = &screens()[2];
         let pages = |print_pages: bool| {
-            let mut a = PirlAgent::new(AgentConfig {
-                seed: 5,
+            let mut a = agent_with(AgentConfig {
                 print_pages,
                 ..AgentConfig::default()
-            })
-            .unwrap();
+            });
             for shot in [&empty, elsewhere, &filled] {
                 a.decide(shot, Platform::Web, &[ActionKind::Click]).unwrap();
             }
@@ -1944,12 +1941,10 @@ mod tests {
         // The same screen over and over: nothing new after the first step.
         let shot = screen(&[(20, 20, 200, 40), (20, 100, 200, 40)]);
         let run = |stall: u32| {
-            let mut a = PirlAgent::new(AgentConfig {
-                seed: 5,
+            let mut a = agent_with(AgentConfig {
                 stall_steps: stall,
                 ..AgentConfig::default()
-            })
-            .unwrap();
+            });
             for _ in 0..8 {
                 a.decide(&shot, Platform::Web, &[ActionKind::Click])
                     .unwrap();
@@ -2098,12 +2093,10 @@ mod tests {
         let after = screen(&[page[0], page[1], (150, 110, 30, 20)]);
         let elsewhere = screens()[1].clone();
         let pages_of = |local_page: f64| {
-            let mut a = PirlAgent::new(AgentConfig {
-                seed: 5,
+            let mut a = agent_with(AgentConfig {
                 local_page,
                 ..AgentConfig::default()
-            })
-            .unwrap();
+            });
             [&before, &after, &elsewhere]
                 .map(|s| {
                     a.decide(s, Platform::Web, &ActionKind::ALL).unwrap();
@@ -2175,13 +2168,11 @@ mod tests {
         assert!((a.stats().last_reward - 1.0 / 3f64.sqrt()).abs() < 1e-9);
 
         // Without an idle reward every step is paid by Eq. 1.
-        let mut paper = PirlAgent::new(AgentConfig {
-            seed: 5,
+        let mut paper = agent_with(AgentConfig {
             idle_reward: None,
             effect_prior: false,
             ..AgentConfig::default()
-        })
-        .unwrap();
+        });
         for _ in 0..3 {
             paper
                 .decide(&shots[0], Platform::Web, &ActionKind::ALL)
@@ -2203,12 +2194,10 @@ mod tests {
         // Only the steps to screens 1 and 2 showed new screens; going back to one seen
         // before is a change but nothing new.
         assert_eq!(s.novel_steps, 2, "{s:?}");
-        let mut off = PirlAgent::new(AgentConfig {
-            seed: 5,
+        let mut off = agent_with(AgentConfig {
             effect_prior: false,
             ..AgentConfig::default()
-        })
-        .unwrap();
+        });
         off.decide(&shots[0], Platform::Web, &ActionKind::ALL)
             .unwrap();
         off.decide(&shots[1], Platform::Web, &ActionKind::ALL)

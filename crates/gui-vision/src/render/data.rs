@@ -25,6 +25,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use image::RgbImage;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -205,59 +206,40 @@ impl RenderDataset {
     /// those with the most full frames per partial one, as many as raise F1. `within`
     /// 0 groups only frames that look exactly alike.
     pub fn twin_ceiling(&self, apps: &[String], within: f64) -> Result<RenderMetrics> {
-        // (first frame, full frames, partial frames) per group.
-        let mut groups: Vec<(String, Screenshot, usize, usize)> = Vec::new();
+        let mut all = self.twin_ceilings(apps, &[within])?;
+        Ok(all.remove(0))
+    }
+
+    /// [`twin_ceiling`](Self::twin_ceiling) at each of `withins`, decoding each frame once.
+    pub fn twin_ceilings(&self, apps: &[String], withins: &[f64]) -> Result<Vec<RenderMetrics>> {
+        // Per `within`: (app, first frame, full frames, partial frames) per group.
+        type Group<'a> = (&'a str, Arc<Screenshot>, usize, usize);
+        let mut groups: Vec<Vec<Group<'_>>> = vec![Vec::new(); withins.len()];
         for f in self.frames_of(apps) {
             let shot = Screenshot::new(self.image(f)?, 1.0, 0)
                 .map_err(|e| Error::image(f.path.display().to_string(), e.to_string()))?;
-            let full = f.record.label == RenderLabel::Full;
-            let same = groups.iter_mut().find(|(app, first, ..)| {
-                *app == f.record.app && first.diff_fraction(&shot, 8) <= within
-            });
-            match same {
-                Some(g) => {
-                    g.2 += usize::from(full);
-                    g.3 += usize::from(!full);
+            let shot = Arc::new(shot);
+            let (full, partial) = match f.record.label {
+                RenderLabel::Full => (1, 0),
+                RenderLabel::Partial => (0, 1),
+            };
+            for (within, groups) in withins.iter().zip(&mut groups) {
+                let same = groups.iter_mut().find(|(app, first, ..)| {
+                    *app == f.record.app && first.diff_fraction(&shot, 8) <= *within
+                });
+                match same {
+                    Some(g) => {
+                        g.2 += full;
+                        g.3 += partial;
+                    }
+                    None => groups.push((&f.record.app, Arc::clone(&shot), full, partial)),
                 }
-                None => groups.push((
-                    f.record.app.clone(),
-                    shot,
-                    usize::from(full),
-                    usize::from(!full),
-                )),
             }
         }
-        let mut m = RenderMetrics::default();
-        let mut mixed: Vec<(usize, usize)> = Vec::new();
-        for (_, _, full, partial) in groups {
-            if full == 0 || partial == 0 {
-                m.confusion[RenderLabel::Full.index()][RenderLabel::Full.index()] += full;
-                m.confusion[RenderLabel::Partial.index()][RenderLabel::Partial.index()] += partial;
-            } else {
-                mixed.push((full, partial));
-            }
-        }
-        // Most full frames per partial frame first; F1 is a ratio of sums, so the best
-        // choice calls a leading run of these groups full.
-        mixed.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)));
-        let with = |k: usize| {
-            let mut c = m;
-            for (i, (full, partial)) in mixed.iter().enumerate() {
-                let said = if i < k {
-                    RenderLabel::Full
-                } else {
-                    RenderLabel::Partial
-                };
-                c.confusion[RenderLabel::Full.index()][said.index()] += full;
-                c.confusion[RenderLabel::Partial.index()][said.index()] += partial;
-            }
-            c
-        };
-        let best = (0..=mixed.len())
-            .map(with)
-            .max_by(|a, b| a.f1().total_cmp(&b.f1()))
-            .unwrap_or(m);
-        Ok(best)
+        Ok(groups
+            .into_iter()
+            .map(|g| best_answers(g.into_iter().map(|(.., full, partial)| (full, partial))))
+            .collect())
     }
 
     /// The frames of `apps`, in file order.
@@ -400,6 +382,39 @@ fn keyed_hash(seed: u64, s: &str) -> u64 {
     h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     h ^ (h >> 31)
+}
+
+/// The scores of the best answer per group of look-alike frames, each group given as
+/// (full frames, partial frames) ([`RenderDataset::twin_ceiling`]). A group with one label
+/// is answered right; a group holding both costs either side. F1 is a ratio of sums, so
+/// the best choice calls full a leading run of the mixed groups, most full frames per
+/// partial one first.
+fn best_answers(groups: impl Iterator<Item = (usize, usize)>) -> RenderMetrics {
+    let (full, partial) = (RenderLabel::Full.index(), RenderLabel::Partial.index());
+    let mut m = RenderMetrics::default();
+    let mut mixed: Vec<(usize, usize)> = Vec::new();
+    for (f, p) in groups {
+        if f == 0 || p == 0 {
+            m.confusion[full][full] += f;
+            m.confusion[partial][partial] += p;
+        } else {
+            mixed.push((f, p));
+        }
+    }
+    mixed.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)));
+    let with = |k: usize| {
+        let mut c = m;
+        for (i, (f, p)) in mixed.iter().enumerate() {
+            let said = if i < k { full } else { partial };
+            c.confusion[full][said] += f;
+            c.confusion[partial][said] += p;
+        }
+        c
+    };
+    (0..=mixed.len())
+        .map(with)
+        .max_by(|a, b| a.f1().total_cmp(&b.f1()))
+        .unwrap_or(m)
 }
 
 #[cfg(test)]
