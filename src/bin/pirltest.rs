@@ -73,6 +73,11 @@ struct Cli {
     /// after it are untried.
     #[arg(long)]
     command_states: bool,
+    /// At most this many steps per page run the page's commands (buttons that changed
+    /// it and stayed on it) back to back in orders not yet run: every ordered pair, and
+    /// every ordered triple while they fit. The policy starts each run. 0 turns it off.
+    #[arg(long, default_value_t = AgentConfig::default().sequence_budget)]
+    sequence_budget: u32,
     /// When an action puts its page in a new state, start the page's count of executed
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
@@ -175,6 +180,7 @@ fn main() -> Result<()> {
         local_page: cli.local_page,
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
+        sequence_budget: cli.sequence_budget,
         state_reward: cli.state_reward,
         optimistic: !cli.no_optimistic,
         stall_steps: cli.stall_steps,

@@ -28,6 +28,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::reader::{ms, vision_error};
+use crate::sequences::{CommandSequences, Control, StepOutcome, same_control};
 use crate::{
     ActionKey, Aim, BoltzmannPolicy, EffectPrior, Error, ExplorationMemory, FitReport, Frontier,
     MemoryConfig, MemoryEntry, PageId, PageStore, PageStoreConfig, PageView, QNetwork,
@@ -149,6 +150,20 @@ pub struct AgentConfig {
     /// comes back to a command until the actions right after it have each been tried
     /// there.
     pub command_states: bool,
+    /// At most this many steps per screen go to running its commands (buttons that
+    /// changed the screen and stayed where they were) back to back in orders not yet run:
+    /// every ordered pair of distinct commands, and every ordered triple on screens with
+    /// at most [`TRIPLE_COMMANDS`](crate::TRIPLE_COMMANDS) of them. 0 leaves every choice
+    /// to the policy.
+    /// The policy starts such a run by choosing a command; [`CommandSequences`] carries
+    /// it on. Default 0.
+    ///
+    /// Some faults need commands in one order, back to back: Select all, Archive and Undo
+    /// on the demo's list (bug A). Once each has shown what it shows, nothing new comes
+    /// from clicking them again, so no novelty record asks for that order; in 27 runs of
+    /// 500 steps Select all was clicked about twice per run, and Archive came right after
+    /// it six times, never followed by Undo.
+    pub sequence_budget: u32,
     /// When an action puts its page in a new state ([`state_refresh`](Self::state_refresh)),
     /// the page's executed count `n` of Eq. 1 starts again from zero, so the step that
     /// changed the state is paid as a step onto a page with nothing tried yet. Default
@@ -255,6 +270,7 @@ impl Default for AgentConfig {
             local_novelty: true,
             local_page: 0.03,
             command_states: false,
+            sequence_budget: 0,
             state_reward: false,
             optimistic: true,
             stall_steps: 20,
@@ -374,6 +390,10 @@ pub struct AgentStats {
     /// Decisions made by the prior alone after a stall ([`AgentConfig::stall_steps`]).
     #[serde(default)]
     pub stalled_steps: u64,
+    /// Decisions that ran a page's commands in an order not yet run
+    /// ([`AgentConfig::sequence_budget`]).
+    #[serde(default)]
+    pub sequence_steps: u64,
     pub timings: AgentTimings,
 }
 
@@ -609,6 +629,11 @@ pub struct PirlAgent {
     command: Vec<Option<(PageId, ActionKey)>>,
     /// The best chance right after each command of a page, when it was last made.
     command_promise: HashMap<(PageId, ActionKey), f64>,
+    /// Each page's commands and which orders of them have run
+    /// ([`AgentConfig::sequence_budget`]).
+    sequences: CommandSequences,
+    /// Each worker's unbroken run of commands, most recent last.
+    runs: Vec<Option<Vec<usize>>>,
     /// Each worker's decisions since its last step that showed something new
     /// ([`AgentConfig::stall_steps`]).
     stall: Vec<Option<u32>>,
@@ -659,6 +684,7 @@ impl PirlAgent {
             memory: ExplorationMemory::new(config.memory)?,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             reader: ScreenReader::new(cnn, &config),
+            sequences: CommandSequences::new(config.sequence_budget),
             config,
             layout_embedder,
             action_embedding,
@@ -681,6 +707,7 @@ impl PirlAgent {
             command: Vec::new(),
             stall: Vec::new(),
             command_promise: HashMap::new(),
+            runs: Vec::new(),
             since_training: 0,
             stats: AgentStats::default(),
             last_seen: Vec::new(),
@@ -771,6 +798,9 @@ impl PirlAgent {
         }
         if let Some(d) = self.dialog.get_mut(worker) {
             *d = None;
+        }
+        if let Some(r) = self.runs.get_mut(worker) {
+            *r = None;
         }
         if let Some(c) = self.command.get_mut(worker) {
             *c = None;
@@ -943,7 +973,16 @@ impl PirlAgent {
             let p = self
                 .policy
                 .probabilities_with(&q, &kinds, prior.as_deref())?;
-            let i = BoltzmannPolicy::draw(&p, &mut self.rng)?;
+            let run = slot(&mut self.runs, worker).as_deref().unwrap_or_default();
+            let controls: Vec<Option<Control>> =
+                candidates.actions.iter().map(clicked_button).collect();
+            let i = match self.sequences.next(run, &controls, &mut self.rng) {
+                Some(i) => {
+                    self.stats.sequence_steps += 1;
+                    i
+                }
+                None => BoltzmannPolicy::draw(&p, &mut self.rng)?,
+            };
             if tracing::enabled!(tracing::Level::DEBUG) {
                 let (lo, hi) = q
                     .iter()
@@ -961,6 +1000,7 @@ impl PirlAgent {
                     prior = prior.as_ref().map(|w| w[i]),
                     p = p[i],
                     reward = self.stats.last_reward,
+                    sequence = self.stats.sequence_steps,
                     "decision"
                 );
             }
@@ -1522,6 +1562,24 @@ impl PirlAgent {
         if self.config.command_states && self.config.effect_prior && !resize {
             self.close_command(worker, &prev, page, changed, novel);
         }
+        if self.config.sequence_budget > 0 && !resize {
+            let clicked = prev
+                .target
+                .filter(|(_, k)| clicks_a_button(prev.kind, Some(*k)));
+            let still_there = clicked.is_some_and(|c| {
+                now.actions
+                    .iter()
+                    .filter_map(clicked_button)
+                    .any(|n| same_control(&n, &c))
+            });
+            let step = StepOutcome {
+                clicked,
+                changed,
+                still_there,
+            };
+            let run = slot(&mut self.runs, worker).get_or_insert_with(Vec::new);
+            self.sequences.record(run, step);
+        }
         let idle = self.config.idle_reward.filter(|_| !changed);
         let reward = match idle {
             Some(r) => r,
@@ -1543,6 +1601,12 @@ impl PirlAgent {
         }
         Ok(due)
     }
+}
+
+/// The button `action` clicks, if it clicks a button or an image button.
+fn clicked_button(action: &Action) -> Option<Control> {
+    let w = action.widget()?;
+    clicks_a_button(action.kind, Some(w.kind)).then_some((w.rect, w.kind))
 }
 
 /// `worker`'s entry of a per-worker list, grown with `None`s to reach it.

@@ -34,6 +34,7 @@ mod policy;
 mod qnet;
 mod reader;
 mod reward;
+mod sequences;
 
 pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
 pub use effect::{
@@ -52,3 +53,6 @@ pub use policy::BoltzmannPolicy;
 pub use qnet::{FitReport, QBatch, QNetwork, QNetworkConfig};
 pub use reader::{ScreenRead, ScreenReader, page_view};
 pub use reward::{curiosity_reward, q_target};
+pub use sequences::{
+    COMMAND_SLACK, CommandSequences, Control, StepOutcome, TRIPLE_COMMANDS, same_control,
+};

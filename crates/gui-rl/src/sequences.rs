@@ -1,0 +1,372 @@
+//! Orders of a screen's commands ([`AgentConfig::sequence_budget`]).
+//!
+//! A *command* is a click on a button or image button that changed the screen and left
+//! the button where it was: Select all, Archive, Apply. Some faults show only when such
+//! commands come in one order, one right after the other (Select all, Archive, Undo on
+//! the demo's list). Novelty cannot ask for that order: each command shows what it
+//! shows the first time, and the fortieth click of Select all shows nothing new.
+//!
+//! This is sequence coverage in the sense of combinatorial testing: every ordered pair
+//! of distinct commands shown together should once run back to back, and every ordered
+//! triple where a screen shows few enough of them. The agent's own policy starts a run of
+//! commands by choosing one; from there, while the run is unbroken and the budget lasts,
+//! the next command is the one that completes the most orders not yet run.
+//!
+//! Commands are known by their place and kind on the screen, not by the page store's
+//! pages: the list with its boxes ticked, emptied or refilled is several pages to the
+//! store, and its buttons stay where they are.
+//!
+//! [`AgentConfig::sequence_budget`]: crate::AgentConfig::sequence_budget
+
+use std::collections::{HashMap, HashSet};
+
+use gui_core::{Rect, WidgetKind};
+use rand::Rng;
+
+/// Most pixels by which a command's box may move on any side and still be that command.
+pub const COMMAND_SLACK: i32 = 4;
+
+/// Most commands on one screen for their ordered triples to be run; with more, pairs.
+/// Four commands have 24 triples.
+pub const TRIPLE_COMMANDS: usize = 4;
+
+/// A button as the screen shows it: its box and kind.
+pub type Control = (Rect, WidgetKind);
+
+/// Whether two controls are the same button: the same kind, every side within
+/// [`COMMAND_SLACK`].
+pub fn same_control(a: &Control, b: &Control) -> bool {
+    let (ra, rb) = (a.0, b.0);
+    a.1 == b.1
+        && (ra.x - rb.x).abs() <= COMMAND_SLACK
+        && (ra.y - rb.y).abs() <= COMMAND_SLACK
+        && (ra.width as i32 - rb.width as i32).abs() <= COMMAND_SLACK
+        && (ra.height as i32 - rb.height as i32).abs() <= COMMAND_SLACK
+}
+
+/// What a step did, as [`CommandSequences::record`] needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct StepOutcome {
+    /// The button the action clicked, if it clicked a button or an image button.
+    pub clicked: Option<Control>,
+    /// The screen changed (not only the hover tint of the widget the pointer left).
+    pub changed: bool,
+    /// The clicked button is still on the screen after the step, where it was.
+    pub still_there: bool,
+}
+
+/// The commands of the run and which of their orders have run back to back.
+#[derive(Debug)]
+pub struct CommandSequences {
+    budget: u32,
+    /// Steps chosen per screen, keyed by the first found of the commands it shows.
+    spent: HashMap<usize, u32>,
+    commands: Vec<Control>,
+    /// Ordered pairs and triples of command indices (a pair's third place is `None`).
+    covered: HashSet<(usize, usize, Option<usize>)>,
+}
+
+impl CommandSequences {
+    /// At most `budget` steps per screen are chosen to complete orders; 0 chooses none.
+    /// A screen is known by the first found of the commands it shows.
+    pub fn new(budget: u32) -> Self {
+        Self {
+            budget,
+            spent: HashMap::new(),
+            commands: Vec::new(),
+            covered: HashSet::new(),
+        }
+    }
+
+    /// The commands found, in the order found.
+    pub fn commands(&self) -> &[Control] {
+        &self.commands
+    }
+
+    /// Steps chosen so far, over all screens.
+    pub fn spent(&self) -> u32 {
+        self.spent.values().sum()
+    }
+
+    fn index(&self, control: &Control) -> Option<usize> {
+        self.commands.iter().position(|c| same_control(c, control))
+    }
+
+    /// Whether commands `a`, `b` (and `c`) have run back to back in that order.
+    pub fn covered(&self, a: &Control, b: &Control, c: Option<&Control>) -> bool {
+        let (Some(a), Some(b)) = (self.index(a), self.index(b)) else {
+            return false;
+        };
+        let c = match c {
+            Some(c) => match self.index(c) {
+                Some(c) => Some(c),
+                None => return false,
+            },
+            None => None,
+        };
+        self.covered.contains(&(a, b, c))
+    }
+
+    /// Closes a step: learns a new command, extends or ends the worker's `run` (command
+    /// indices, most recent last), and marks the orders the run now ends with as run.
+    ///
+    /// A click on a known command that left it in place extends the run, even when it
+    /// changed nothing (Select all a second time). A click that took its button away
+    /// (a link to another screen) ends it, and so does any other action that changed the
+    /// screen (a tick, typed text): the commands before it no longer ran back to back.
+    /// Actions that changed nothing leave the run as it was.
+    pub fn record(&mut self, run: &mut Vec<usize>, step: StepOutcome) {
+        let Some(clicked) = step.clicked.filter(|_| step.still_there) else {
+            if step.changed || step.clicked.is_some() {
+                run.clear();
+            }
+            return;
+        };
+        let i = match self.index(&clicked) {
+            Some(i) => i,
+            None if step.changed => {
+                self.commands.push(clicked);
+                self.commands.len() - 1
+            }
+            None => return,
+        };
+        run.push(i);
+        let n = run.len();
+        if n >= 2 && run[n - 2] != run[n - 1] {
+            self.covered.insert((run[n - 2], run[n - 1], None));
+            if n >= 3 && run[n - 3] != run[n - 1] && run[n - 3] != run[n - 2] {
+                self.covered
+                    .insert((run[n - 3], run[n - 2], Some(run[n - 1])));
+            }
+        }
+        // Only the last two places matter for what comes next.
+        if n > 2 {
+            run.drain(..n - 2);
+        }
+    }
+
+    /// The candidate to run next, if the worker's `run` is under way, the budget is not
+    /// spent and some command among `candidates` (the button each candidate clicks, if it
+    /// clicks one) completes an order not yet run or opens the way to one. A new pair
+    /// counts 1, a new triple 1 more, and a step that completes nothing but can be
+    /// followed by an order not yet run a half; the highest wins, ties drawn with `rng`.
+    /// Triples count when the screen shows at most [`TRIPLE_COMMANDS`] commands. Counts
+    /// the step against the screen's budget.
+    pub fn next(
+        &mut self,
+        run: &[usize],
+        candidates: &[Option<Control>],
+        rng: &mut impl Rng,
+    ) -> Option<usize> {
+        let &last = run.last()?;
+        let before = run.len().checked_sub(2).map(|i| run[i]);
+        // The commands on this screen, by candidate.
+        let on_screen: Vec<Option<usize>> = candidates
+            .iter()
+            .map(|c| c.as_ref().and_then(|c| self.index(c)))
+            .collect();
+        let mut shown: Vec<usize> = on_screen.iter().flatten().copied().collect();
+        shown.sort_unstable();
+        shown.dedup();
+        if !shown.contains(&last) {
+            // The last command is gone: the screen is another one.
+            return None;
+        }
+        // A screen is known by the first found of its commands; each has its budget.
+        let screen = shown[0];
+        if self.spent.get(&screen).copied().unwrap_or(0) >= self.budget {
+            return None;
+        }
+        let triples = shown.len() <= TRIPLE_COMMANDS;
+        let new = |a: usize, b: usize, c: Option<usize>| !self.covered.contains(&(a, b, c));
+        let mut best = 0;
+        let mut ties: Vec<usize> = Vec::new();
+        for (i, k) in on_screen.iter().enumerate() {
+            let Some(k) = *k else { continue };
+            if k == last {
+                continue;
+            }
+            let mut score = 2 * u32::from(new(last, k, None));
+            if triples && let Some(b) = before.filter(|&b| b != k && b != last) {
+                score += 2 * u32::from(new(b, last, Some(k)));
+            }
+            if score == 0 {
+                let opens = shown.iter().any(|&c| {
+                    c != k && (new(k, c, None) || (triples && c != last && new(last, k, Some(c))))
+                });
+                score = u32::from(opens);
+            }
+            if score > best {
+                best = score;
+                ties.clear();
+            }
+            if score == best && score > 0 {
+                ties.push(i);
+            }
+        }
+        if ties.is_empty() {
+            return None;
+        }
+        *self.spent.entry(screen).or_default() += 1;
+        Some(ties[rng.random_range(0..ties.len())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn button(x: i32) -> Control {
+        (Rect::new(x, 244, 120, 42), WidgetKind::Button)
+    }
+
+    fn click(control: Control, changed: bool) -> StepOutcome {
+        StepOutcome {
+            clicked: Some(control),
+            changed,
+            still_there: true,
+        }
+    }
+
+    const TICK: StepOutcome = StepOutcome {
+        clicked: None,
+        changed: true,
+        still_there: false,
+    };
+
+    #[test]
+    fn a_button_that_changed_its_screen_and_stayed_is_a_command() {
+        let mut s = CommandSequences::new(30);
+        let mut run = Vec::new();
+        // A click that changed nothing is no command, and a tick is none either.
+        s.record(&mut run, click(button(1), false));
+        s.record(&mut run, TICK);
+        assert!(s.commands().is_empty());
+        assert!(run.is_empty());
+        // A link that took its button away is none.
+        let link = StepOutcome {
+            still_there: false,
+            ..click(button(500), true)
+        };
+        s.record(&mut run, link);
+        assert!(s.commands().is_empty());
+        s.record(&mut run, click(button(1), true));
+        // The same button two pixels off is the same command.
+        let moved = (Rect::new(3, 245, 121, 42), WidgetKind::Button);
+        s.record(&mut run, click(button(200), true));
+        assert_eq!(s.commands(), &[button(1), button(200)]);
+        assert!(s.covered(&moved, &button(200), None));
+        assert!(!s.covered(&button(200), &button(1), None));
+        // An idle step keeps the run; a tick that changed the screen breaks it.
+        s.record(
+            &mut run,
+            StepOutcome {
+                clicked: None,
+                changed: false,
+                still_there: false,
+            },
+        );
+        assert_eq!(run.len(), 2);
+        s.record(&mut run, TICK);
+        assert!(run.is_empty());
+        // So does a click that left the screen.
+        s.record(&mut run, click(button(1), false));
+        assert_eq!(run.len(), 1);
+        s.record(&mut run, link);
+        assert!(run.is_empty());
+    }
+
+    #[test]
+    fn the_next_command_completes_an_order_not_yet_run() {
+        let (select, archive, undo) = (button(197), button(329), button(461));
+        let mut s = CommandSequences::new(30);
+        let mut run = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for k in [select, archive, undo] {
+            s.record(&mut run, click(k, true));
+            s.record(&mut run, TICK);
+        }
+        let candidates = [None, Some(select), Some(archive), Some(undo)];
+        // No run under way: the policy chooses.
+        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        s.record(&mut run, click(select, false));
+        s.record(&mut run, click(archive, true));
+        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        // Undo completes the pair (A, U) and the triple (S, A, U); Select all only the
+        // pair (A, S).
+        assert_eq!(candidates[i], Some(undo));
+        s.record(&mut run, click(undo, true));
+        assert!(s.covered(&select, &archive, Some(&undo)));
+        assert_eq!(s.spent(), 1);
+        // On a screen without the last command the run has nothing to say.
+        assert_eq!(s.next(&run, &[Some(select), Some(archive)], &mut rng), None);
+    }
+
+    #[test]
+    fn every_order_of_three_commands_runs_within_the_budget() {
+        let keys = [button(1), button(200), button(400)];
+        let candidates: Vec<Option<Control>> = keys.iter().copied().map(Some).collect();
+        let mut s = CommandSequences::new(30);
+        let mut run = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for k in keys {
+            s.record(&mut run, click(k, true));
+            s.record(&mut run, TICK);
+        }
+        // The policy starts one run; the sequences carry it until no order is left.
+        s.record(&mut run, click(keys[0], true));
+        let mut steps = 0;
+        while let Some(i) = s.next(&run, &candidates, &mut rng) {
+            s.record(&mut run, click(keys[i], true));
+            steps += 1;
+        }
+        for a in &keys {
+            for b in &keys {
+                if a == b {
+                    continue;
+                }
+                assert!(s.covered(a, b, None), "{a:?} {b:?}");
+                for c in &keys {
+                    if c != a && c != b {
+                        assert!(s.covered(a, b, Some(c)));
+                    }
+                }
+            }
+        }
+        // Six triples from one start need at least 7 more steps; greedy takes a few more.
+        assert!((7..=12).contains(&steps), "{steps} steps");
+    }
+
+    #[test]
+    fn a_spent_budget_hands_the_choice_back() {
+        let keys = [button(1), button(200), button(400), button(600)];
+        let candidates: Vec<Option<Control>> = keys.iter().copied().map(Some).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut s = CommandSequences::new(2);
+        let mut run = Vec::new();
+        for k in keys {
+            s.record(&mut run, click(k, true));
+        }
+        assert!(s.next(&run, &candidates, &mut rng).is_some());
+        assert!(s.next(&run, &candidates, &mut rng).is_some());
+        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        assert_eq!(s.spent(), 2);
+        // Another screen, with commands of its own, has a budget of its own.
+        let other = [button(1), button(200)].map(|(r, k)| (Rect { y: 600, ..r }, k));
+        for k in other {
+            s.record(&mut run, click(k, true));
+        }
+        let there: Vec<Option<Control>> = other.iter().copied().map(Some).collect();
+        assert!(s.next(&run, &there, &mut rng).is_some());
+        assert_eq!(s.spent(), 3);
+        // Without a budget nothing is chosen.
+        let mut off = CommandSequences::new(0);
+        let mut run = Vec::new();
+        for k in keys {
+            off.record(&mut run, click(k, true));
+        }
+        assert_eq!(off.next(&run, &candidates, &mut rng), None);
+    }
+}
