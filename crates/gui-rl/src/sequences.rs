@@ -62,6 +62,8 @@ pub struct CommandSequences {
     /// Steps chosen per screen, keyed by the first found of the commands it shows.
     spent: HashMap<usize, u32>,
     commands: Vec<Control>,
+    /// Buttons clicked that were no command: they changed nothing or went away.
+    others: Vec<Control>,
     /// Ordered pairs and triples of command indices (a pair's third place is `None`).
     covered: HashSet<(usize, usize, Option<usize>)>,
 }
@@ -74,6 +76,7 @@ impl CommandSequences {
             budget,
             spent: HashMap::new(),
             commands: Vec::new(),
+            others: Vec::new(),
             covered: HashSet::new(),
         }
     }
@@ -116,6 +119,13 @@ impl CommandSequences {
     /// screen (a tick, typed text): the commands before it no longer ran back to back.
     /// Actions that changed nothing leave the run as it was.
     pub fn record(&mut self, run: &mut Vec<usize>, step: StepOutcome) {
+        if let Some(c) = step.clicked
+            && self.index(&c).is_none()
+            && !(step.changed && step.still_there)
+            && !self.others.iter().any(|o| same_control(o, &c))
+        {
+            self.others.push(c);
+        }
         let Some(clicked) = step.clicked.filter(|_| step.still_there) else {
             if step.changed || step.clicked.is_some() {
                 run.clear();
@@ -125,6 +135,7 @@ impl CommandSequences {
         let i = match self.index(&clicked) {
             Some(i) => i,
             None if step.changed => {
+                self.others.retain(|o| !same_control(o, &clicked));
                 self.commands.push(clicked);
                 self.commands.len() - 1
             }
@@ -149,7 +160,8 @@ impl CommandSequences {
     /// spent and some command among `candidates` (the button each candidate clicks, if it
     /// clicks one) completes an order not yet run or opens the way to one. A new pair
     /// counts 1, a new triple 1 more, and a step that completes nothing but can be
-    /// followed by an order not yet run a half; the highest wins, ties drawn with `rng`.
+    /// followed by an order not yet run a half; a button never clicked counts as a new
+    /// pair, since it may be a command. The highest wins, ties drawn with `rng`.
     /// Triples count when the screen shows at most [`TRIPLE_COMMANDS`] commands. Counts
     /// the step against the screen's budget.
     pub fn next(
@@ -182,7 +194,20 @@ impl CommandSequences {
         let mut best = 0;
         let mut ties: Vec<usize> = Vec::new();
         for (i, k) in on_screen.iter().enumerate() {
-            let Some(k) = *k else { continue };
+            let Some(k) = *k else {
+                // A button never clicked may be a command: trying it is worth a new pair.
+                let unknown = candidates[i]
+                    .as_ref()
+                    .is_some_and(|c| !self.others.iter().any(|o| same_control(o, c)));
+                if unknown && 2 > best {
+                    best = 2;
+                    ties.clear();
+                }
+                if unknown && best == 2 {
+                    ties.push(i);
+                }
+                continue;
+            };
             if k == last {
                 continue;
             }
@@ -302,6 +327,31 @@ mod tests {
         assert_eq!(s.spent(), 1);
         // On a screen without the last command the run has nothing to say.
         assert_eq!(s.next(&run, &[Some(select), Some(archive)], &mut rng), None);
+    }
+
+    #[test]
+    fn a_button_never_clicked_is_tried_as_a_command() {
+        let (select, archive, help) = (button(197), button(329), button(1144));
+        let mut s = CommandSequences::new(30);
+        let mut run = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        // Help opened a dialog over the screen: its button is no command.
+        let dialog = StepOutcome {
+            still_there: false,
+            ..click(help, true)
+        };
+        s.record(&mut run, dialog);
+        s.record(&mut run, click(select, true));
+        let candidates = [Some(help), Some(select), Some(archive), None];
+        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        assert_eq!(candidates[i], Some(archive));
+        // Archive showed a message and stayed: a command, and the pair has run.
+        s.record(&mut run, click(archive, true));
+        assert_eq!(s.commands(), &[select, archive]);
+        assert!(s.covered(&select, &archive, None));
+        // Help is never chosen: the next is Select all, for the pair (A, S).
+        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        assert_eq!(candidates[i], Some(select));
     }
 
     #[test]
