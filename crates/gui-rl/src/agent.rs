@@ -974,9 +974,15 @@ impl PirlAgent {
                 .policy
                 .probabilities_with(&q, &kinds, prior.as_deref())?;
             let run = slot(&mut self.runs, worker).as_deref().unwrap_or_default();
-            let controls: Vec<Option<Control>> =
-                candidates.actions.iter().map(clicked_button).collect();
-            let i = match self.sequences.next(run, &controls, &mut self.rng) {
+            let ordered = if run.is_empty() {
+                // No run of commands under way (always so with the option off).
+                None
+            } else {
+                let controls: Vec<Option<Control>> =
+                    candidates.actions.iter().map(clicked_button).collect();
+                self.sequences.next(run, &controls, &mut self.rng)
+            };
+            let i = match ordered {
                 Some(i) => {
                     self.stats.sequence_steps += 1;
                     i
