@@ -73,9 +73,10 @@ struct Cli {
     /// after it are untried.
     #[arg(long)]
     command_states: bool,
-    /// At most this many steps per page run the page's commands (buttons that changed
-    /// it and stayed on it) back to back in orders not yet run: every ordered pair, and
-    /// every ordered triple while they fit. The policy starts each run. 0 turns it off.
+    /// At most this many steps per screen run its commands (buttons that changed it and
+    /// stayed in place) back to back in orders not yet run: every ordered pair, and every
+    /// ordered triple on screens with at most 4 commands. Buttons never clicked are tried
+    /// as would-be commands. The policy starts each run. 0 turns it off.
     #[arg(long, default_value_t = AgentConfig::default().sequence_budget)]
     sequence_budget: u32,
     /// When an action puts its page in a new state, start the page's count of executed

@@ -390,7 +390,7 @@ pub struct AgentStats {
     /// Decisions made by the prior alone after a stall ([`AgentConfig::stall_steps`]).
     #[serde(default)]
     pub stalled_steps: u64,
-    /// Decisions that ran a page's commands in an order not yet run
+    /// Decisions that ran a screen's commands in an order not yet run
     /// ([`AgentConfig::sequence_budget`]).
     #[serde(default)]
     pub sequence_steps: u64,
@@ -629,7 +629,7 @@ pub struct PirlAgent {
     command: Vec<Option<(PageId, ActionKey)>>,
     /// The best chance right after each command of a page, when it was last made.
     command_promise: HashMap<(PageId, ActionKey), f64>,
-    /// Each page's commands and which orders of them have run
+    /// The commands seen (by place and kind) and which orders of them have run
     /// ([`AgentConfig::sequence_budget`]).
     sequences: CommandSequences,
     /// Each worker's unbroken run of commands, most recent last.
@@ -874,8 +874,14 @@ impl PirlAgent {
             first_sight,
             print: &print,
         };
+        // The button each candidate clicks, for the orders of commands: whether the last
+        // command is still there, and which to run next.
+        let controls: Option<Vec<Option<Control>>> = (self.config.sequence_budget > 0)
+            .then(|| candidates.actions.iter().map(clicked_button).collect());
         let train = match slot(&mut self.pending, worker).take() {
-            Some(prev) => self.close_step(worker, prev, &after, &candidates)?,
+            Some(prev) => {
+                self.close_step(worker, prev, &after, &candidates, controls.as_deref())?
+            }
             None => {
                 self.store.record_visit(page)?;
                 false
@@ -974,14 +980,9 @@ impl PirlAgent {
                 .policy
                 .probabilities_with(&q, &kinds, prior.as_deref())?;
             let run = slot(&mut self.runs, worker).as_deref().unwrap_or_default();
-            let ordered = if run.is_empty() {
-                // No run of commands under way (always so with the option off).
-                None
-            } else {
-                let controls: Vec<Option<Control>> =
-                    candidates.actions.iter().map(clicked_button).collect();
-                self.sequences.next(run, &controls, &mut self.rng)
-            };
+            let ordered = controls
+                .as_deref()
+                .and_then(|c| self.sequences.next(run, c, &mut self.rng));
             let i = match ordered {
                 Some(i) => {
                     self.stats.sequence_steps += 1;
@@ -1513,6 +1514,7 @@ impl PirlAgent {
         prev: Pending,
         after: &After<'_>,
         now: &Candidates,
+        controls: Option<&[Option<Control>]>,
     ) -> Result<bool> {
         let page = after.page;
         self.store.record_transition(prev.page, prev.key, page)?;
@@ -1568,16 +1570,12 @@ impl PirlAgent {
         if self.config.command_states && self.config.effect_prior && !resize {
             self.close_command(worker, &prev, page, changed, novel);
         }
-        if self.config.sequence_budget > 0 && !resize {
+        if let Some(controls) = controls.filter(|_| !resize) {
             let clicked = prev
                 .target
                 .filter(|(_, k)| clicks_a_button(prev.kind, Some(*k)));
-            let still_there = clicked.is_some_and(|c| {
-                now.actions
-                    .iter()
-                    .filter_map(clicked_button)
-                    .any(|n| same_control(&n, &c))
-            });
+            let still_there =
+                clicked.is_some_and(|c| controls.iter().flatten().any(|n| same_control(n, &c)));
             let step = StepOutcome {
                 clicked,
                 changed,

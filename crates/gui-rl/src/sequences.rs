@@ -255,6 +255,15 @@ mod tests {
         }
     }
 
+    /// Learns `keys` as commands, each clicked alone, and leaves no run under way.
+    fn learn(s: &mut CommandSequences, keys: &[Control]) {
+        let mut run = Vec::new();
+        for &k in keys {
+            s.record(&mut run, click(k, true));
+            s.record(&mut run, TICK);
+        }
+    }
+
     const TICK: StepOutcome = StepOutcome {
         clicked: None,
         changed: true,
@@ -309,10 +318,7 @@ mod tests {
         let mut s = CommandSequences::new(30);
         let mut run = Vec::new();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for k in [select, archive, undo] {
-            s.record(&mut run, click(k, true));
-            s.record(&mut run, TICK);
-        }
+        learn(&mut s, &[select, archive, undo]);
         let candidates = [None, Some(select), Some(archive), Some(undo)];
         // No run under way: the policy chooses.
         assert_eq!(s.next(&run, &candidates, &mut rng), None);
@@ -361,10 +367,7 @@ mod tests {
         let mut s = CommandSequences::new(30);
         let mut run = Vec::new();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        for k in keys {
-            s.record(&mut run, click(k, true));
-            s.record(&mut run, TICK);
-        }
+        learn(&mut s, &keys);
         // The policy starts one run; the sequences carry it until no order is left.
         s.record(&mut run, click(keys[0], true));
         let mut steps = 0;
