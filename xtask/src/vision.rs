@@ -1,4 +1,4 @@
-//! `cargo xtask vision <eval | train-cnn | location | bench>`: detection quality against
+//! `cargo xtask vision <eval | tune | train-cnn | eval-cnn | location | bench | snap | bound>`: detection quality against
 //! the DOM ground truth, widget-kind CNN training and accuracy, location-feature
 //! comparison, and whole-screen timing. Reads the data set of `cargo xtask vision-data`.
 
@@ -19,7 +19,7 @@ use gui_vision::{
 use rand::{Rng, SeedableRng};
 
 const USAGE: &str =
-    "usage: cargo xtask vision <eval | tune | train-cnn | eval-cnn | location | bench> [--data DIR]
+    "usage: cargo xtask vision <eval | tune | train-cnn | eval-cnn | location | bench | snap | bound> [--data DIR]
   eval       precision/recall/F at IoU 0.8 of widget extraction, per app and viewport
   tune       grid search of the extraction thresholds on the train apps (F at IoU 0.8)
   train-cnn  train the widget-kind CNN on the train apps, report accuracy on the held-out apps
@@ -29,7 +29,9 @@ const USAGE: &str =
              [--model PATH] [--validation-pages PREFIX,...]
   location   compare the CNN location feature with the exact mask feature
   bench      whole-screen vision time (edges, boxes, kinds, embeddings) on one core
-             [--model PATH]";
+             [--model PATH]
+  snap       detection F per value of `ink_snap`, train and held-out apps
+  bound      share of held-out labels that Canny's edges could outline, given the label";
 
 pub fn run(rest: &[String]) -> Result<()> {
     if let Some(outcome) = crate::in_release("vision", rest) {
@@ -46,6 +48,8 @@ pub fn run(rest: &[String]) -> Result<()> {
         "eval-cnn" => eval_cnn(&flags),
         "location" => location(&flags),
         "bench" => bench(&flags),
+        "bound" => bound(&flags),
+        "snap" => snap(&flags),
         other => bail!("unknown `vision {other}`\n{USAGE}"),
     }
 }
@@ -786,6 +790,157 @@ fn bench(flags: &Flags) -> Result<()> {
                 times[times.len() * 9 / 10],
                 widgets as f64 / times.len() as f64,
                 vision.embedding_dim()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The box `r` grown (or, for negative `d`, shrunk) by `d` pixels on every side.
+fn grown(r: Rect, d: i32) -> Rect {
+    let side = |v: u32| (v as i32 + 2 * d).max(1) as u32;
+    Rect::new(r.x - d, r.y - d, side(r.width), side(r.height))
+}
+
+/// Whether `r`, as it is or a pixel larger or smaller all round, overlaps `label` at the
+/// paper's IoU.
+fn outlines(r: Rect, label: &Rect) -> bool {
+    [-1, 0, 1]
+        .iter()
+        .any(|&d| grown(r, d).iou(label) >= PAPER_IOU)
+}
+
+/// The bounding box of the edge pixels of `edges` inside `area`.
+fn edge_extent(edges: &image::GrayImage, area: Rect) -> Option<Rect> {
+    let (w, h) = (edges.width() as i32, edges.height() as i32);
+    let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+    for y in area.y.max(0)..area.bottom().min(h) {
+        for x in area.x.max(0)..area.right().min(w) {
+            if edges.get_pixel(x as u32, y as u32)[0] != 0 {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+    }
+    (x1 >= x0).then(|| Rect::new(x0, y0, (x1 - x0 + 1) as u32, (y1 - y0 + 1) as u32))
+}
+
+/// How many held-out labels could any grouping of Canny's edges outline at IoU 0.8, even
+/// one told where each label is? Oracle A: the union of the connected components lying
+/// (90% of their box) inside the label grown by 2 px. Oracle B: the bounding box of all
+/// edge pixels inside it. Also counts labels under 8 px on their shorter side.
+fn bound(flags: &Flags) -> Result<()> {
+    use rayon::prelude::*;
+    let entries = dataset(&flags.data)?;
+    // (app, viewport, [labels, oracle A, oracle B, small])
+    let rows: Vec<(String, String, [usize; 4])> = entries
+        .par_iter()
+        .filter(|e| split_of(&e.labels.app) == Split::Test)
+        .map(|e| {
+            let shot = screenshot(e)?;
+            let cfg = ExtractConfig::for_viewport(&e.labels.viewport).scaled(shot.scale);
+            let edges = gui_vision::canny(&gui_vision::to_gray(shot.pixels()), &cfg.canny)?;
+            let comps = gui_vision::connected_components(&edges, 0);
+            let truth = truth_boxes(e, &shot);
+            let mut counts = [truth.len(), 0, 0, 0];
+            for t in &truth {
+                let area = grown(*t, 2);
+                let union = comps
+                    .iter()
+                    .filter(|c| {
+                        c.rect
+                            .intersection(&area)
+                            .is_some_and(|i| i.area() as f64 >= 0.9 * c.rect.area() as f64)
+                    })
+                    .map(|c| c.rect)
+                    .reduce(|a, b| a.union(&b));
+                counts[1] += usize::from(union.is_some_and(|u| outlines(u, t)));
+                counts[2] += usize::from(edge_extent(&edges, area).is_some_and(|r| outlines(r, t)));
+                counts[3] += usize::from(t.width.min(t.height) < 8);
+            }
+            Ok((e.labels.app.clone(), e.labels.viewport.clone(), counts))
+        })
+        .collect::<Result<_>>()?;
+    let mut per: BTreeMap<(String, String), [usize; 4]> = BTreeMap::new();
+    let mut all = [0usize; 4];
+    for (app, vp, counts) in rows {
+        let slot = per.entry((app, vp)).or_default();
+        for k in 0..4 {
+            slot[k] += counts[k];
+            all[k] += counts[k];
+        }
+    }
+    println!("held-out labels Canny's edges outline at IoU >= {PAPER_IOU}, given the label");
+    println!(
+        "{:<20} {:<8} {:>6} {:>11} {:>11} {:>9}",
+        "app", "viewport", "labels", "components", "edge pixels", "under 8px"
+    );
+    let row = |app: &str, vp: &str, v: &[usize; 4]| {
+        let f = |x: usize| x as f64 / v[0].max(1) as f64;
+        println!(
+            "{app:<20} {vp:<8} {:>6} {:>11.3} {:>11.3} {:>9.3}",
+            v[0],
+            f(v[1]),
+            f(v[2]),
+            f(v[3])
+        );
+    };
+    for ((app, vp), v) in &per {
+        row(app, vp, v);
+    }
+    row("held out", "all", &all);
+    Ok(())
+}
+
+/// F at IoU 0.8 for each `ink_snap` setting, per split and viewport: the choice of the
+/// presets' value on the training apps.
+fn snap(flags: &Flags) -> Result<()> {
+    use rayon::prelude::*;
+    const GROWS: [u32; 4] = [0, 1, 2, 3];
+    let entries = dataset(&flags.data)?;
+    let rows: Vec<(Split, String, Vec<DetectionScore>)> = entries
+        .par_iter()
+        .map(|e| {
+            let shot = screenshot(e)?;
+            let truth = truth_boxes(e, &shot);
+            let scores = GROWS
+                .iter()
+                .map(|&ink_snap| {
+                    let config = ExtractConfig {
+                        ink_snap,
+                        ..ExtractConfig::for_viewport(&e.labels.viewport)
+                    };
+                    let found: Vec<Rect> = extract_screenshot(&shot, &config)?
+                        .iter()
+                        .map(|d| d.rect)
+                        .collect();
+                    let mut s = DetectionScore::default();
+                    s.add(&match_boxes(&found, &truth, PAPER_IOU));
+                    Ok(s)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok((split_of(&e.labels.app), e.labels.viewport.clone(), scores))
+        })
+        .collect::<Result<_>>()?;
+    let mut per: BTreeMap<(bool, String), Vec<DetectionScore>> = BTreeMap::new();
+    for (split, vp, scores) in rows {
+        let slot = per
+            .entry((split == Split::Test, vp))
+            .or_insert_with(|| vec![DetectionScore::default(); GROWS.len()]);
+        for (a, b) in slot.iter_mut().zip(&scores) {
+            a.true_positives += b.true_positives;
+            a.false_positives += b.false_positives;
+            a.false_negatives += b.false_negatives;
+        }
+    }
+    println!("detection at IoU >= {PAPER_IOU} by ink_snap (the presets' other fields unchanged)");
+    for ((split, vp), scores) in &per {
+        let split = if *split { "held out" } else { "train" };
+        for (grow, s) in GROWS.iter().zip(scores) {
+            println!(
+                "{split:<9} {vp:<8} ink_snap {grow}  P {:.3} R {:.3} F {:.3}",
+                s.precision(),
+                s.recall(),
+                s.f_measure()
             );
         }
     }

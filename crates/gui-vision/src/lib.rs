@@ -66,7 +66,7 @@ pub use embed::{EmbedConfig, Embedder, LocationFeature, WidgetEmbedder, location
 pub use error::{Error, Result};
 pub use extract::{
     BoxOrigin, DetectedBox, ExtractConfig, boxes_from_edges, extract_screenshot, extract_widgets,
-    merge_text_regions,
+    merge_text_regions, snap_to_ink,
 };
 pub use ink::tighten_to_ink;
 #[cfg(feature = "ocr")]
