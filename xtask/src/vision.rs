@@ -824,15 +824,40 @@ fn edge_extent(edges: &image::GrayImage, area: Rect) -> Option<Rect> {
     (x1 >= x0).then(|| Rect::new(x0, y0, (x1 - x0 + 1) as u32, (y1 - y0 + 1) as u32))
 }
 
+/// The PP-OCR text lines of `shot`, found at its own size and at twice it (small text
+/// the detector misses at 1x), each snapped to its ink.
+fn ocr_lines(detector: &gui_vision::TextDetector, shot: &Screenshot) -> Result<Vec<Rect>> {
+    let img = shot.pixels();
+    let mut out: Vec<Rect> = detector.detect(img)?.iter().map(|t| t.rect).collect();
+    let (w, h) = img.dimensions();
+    let big = image::imageops::resize(img, 2 * w, 2 * h, image::imageops::FilterType::Triangle);
+    out.extend(detector.detect(&big)?.iter().map(|t| {
+        let r = t.rect;
+        Rect::new(r.x / 2, r.y / 2, r.width.div_ceil(2), r.height.div_ceil(2))
+    }));
+    Ok(out
+        .into_iter()
+        .map(|r| gui_vision::tighten_to_ink(img, grown(r, 2)).unwrap_or(r))
+        .collect())
+}
+
 /// How many held-out labels could any grouping of Canny's edges outline at IoU 0.8, even
 /// one told where each label is? Oracle A: the union of the connected components lying
 /// (90% of their box) inside the label grown by 2 px. Oracle B: the bounding box of all
-/// edge pixels inside it. Also counts labels under 8 px on their shorter side.
+/// edge pixels inside it. Then the labels that a PP-OCR text line outlines (found at 1x
+/// and 2x, snapped to ink), and those that B or a text line does: the most the issue's
+/// pipeline of edges plus merged text regions could find. Also counts labels under 8 px
+/// on their shorter side.
 fn bound(flags: &Flags) -> Result<()> {
     use rayon::prelude::*;
     let entries = dataset(&flags.data)?;
-    // (app, viewport, [labels, oracle A, oracle B, small])
-    let rows: Vec<(String, String, [usize; 4])> = entries
+    let detector = gui_vision::TextDetector::new(gui_vision::TextDetectorConfig {
+        limit_side: 4096,
+        ..Default::default()
+    })
+    .context("the PP-OCR detector (run `cargo xtask models`)")?;
+    // (app, viewport, [labels, oracle A, oracle B, OCR, B or OCR, small])
+    let rows: Vec<(String, String, [usize; 6])> = entries
         .par_iter()
         .filter(|e| split_of(&e.labels.app) == Split::Test)
         .map(|e| {
@@ -841,7 +866,8 @@ fn bound(flags: &Flags) -> Result<()> {
             let edges = gui_vision::canny(&gui_vision::to_gray(shot.pixels()), &cfg.canny)?;
             let comps = gui_vision::connected_components(&edges, 0);
             let truth = truth_boxes(e, &shot);
-            let mut counts = [truth.len(), 0, 0, 0];
+            let lines = ocr_lines(&detector, &shot)?;
+            let mut counts = [truth.len(), 0, 0, 0, 0, 0];
             for t in &truth {
                 let area = grown(*t, 2);
                 let union = comps
@@ -853,35 +879,48 @@ fn bound(flags: &Flags) -> Result<()> {
                     })
                     .map(|c| c.rect)
                     .reduce(|a, b| a.union(&b));
+                let edged = edge_extent(&edges, area).is_some_and(|r| outlines(r, t));
+                let read = lines.iter().any(|&l| outlines(l, t));
                 counts[1] += usize::from(union.is_some_and(|u| outlines(u, t)));
-                counts[2] += usize::from(edge_extent(&edges, area).is_some_and(|r| outlines(r, t)));
-                counts[3] += usize::from(t.width.min(t.height) < 8);
+                counts[2] += usize::from(edged);
+                counts[3] += usize::from(read);
+                counts[4] += usize::from(edged || read);
+                counts[5] += usize::from(t.width.min(t.height) < 8);
             }
             Ok((e.labels.app.clone(), e.labels.viewport.clone(), counts))
         })
         .collect::<Result<_>>()?;
-    let mut per: BTreeMap<(String, String), [usize; 4]> = BTreeMap::new();
-    let mut all = [0usize; 4];
+    let mut per: BTreeMap<(String, String), [usize; 6]> = BTreeMap::new();
+    let mut all = [0usize; 6];
     for (app, vp, counts) in rows {
         let slot = per.entry((app, vp)).or_default();
-        for k in 0..4 {
+        for k in 0..6 {
             slot[k] += counts[k];
             all[k] += counts[k];
         }
     }
     println!("held-out labels Canny's edges outline at IoU >= {PAPER_IOU}, given the label");
     println!(
-        "{:<20} {:<8} {:>6} {:>11} {:>11} {:>9}",
-        "app", "viewport", "labels", "components", "edge pixels", "under 8px"
+        "{:<20} {:<8} {:>6} {:>11} {:>11} {:>9} {:>11} {:>9}",
+        "app",
+        "viewport",
+        "labels",
+        "components",
+        "edge pixels",
+        "OCR lines",
+        "edges or OCR",
+        "under 8px"
     );
-    let row = |app: &str, vp: &str, v: &[usize; 4]| {
+    let row = |app: &str, vp: &str, v: &[usize; 6]| {
         let f = |x: usize| x as f64 / v[0].max(1) as f64;
         println!(
-            "{app:<20} {vp:<8} {:>6} {:>11.3} {:>11.3} {:>9.3}",
+            "{app:<20} {vp:<8} {:>6} {:>11.3} {:>11.3} {:>9.3} {:>11.3} {:>9.3}",
             v[0],
             f(v[1]),
             f(v[2]),
-            f(v[3])
+            f(v[3]),
+            f(v[4]),
+            f(v[5])
         );
     };
     for ((app, vp), v) in &per {
