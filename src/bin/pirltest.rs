@@ -76,7 +76,9 @@ struct Cli {
     /// At most this many steps per screen run its commands (buttons that changed it and
     /// stayed in place) back to back in orders not yet run: every ordered pair, and every
     /// ordered triple on screens with at most 4 commands. Buttons never clicked are tried
-    /// as would-be commands. The policy starts each run. 0 turns it off.
+    /// as would-be commands. The policy starts each run. A value set on a screen with at
+    /// most 4 commands (text typed, a box ticked) starts its orders and budget again,
+    /// twice at most. 0 turns it off.
     #[arg(long, default_value_t = AgentConfig::default().sequence_budget)]
     sequence_budget: u32,
     /// When an action puts its page in a new state, start the page's count of executed

@@ -156,7 +156,10 @@ pub struct AgentConfig {
     /// at most [`TRIPLE_COMMANDS`](crate::TRIPLE_COMMANDS) of them. 0 leaves every choice
     /// to the policy.
     /// The policy starts such a run by choosing a command; [`CommandSequences`] carries
-    /// it on. Default 0.
+    /// it on. A step that sets a value (typed text, a tick, a choice) and changes the
+    /// screen starts the orders and the budget of a screen with at most
+    /// [`TRIPLE_COMMANDS`](crate::TRIPLE_COMMANDS) commands again, twice at most
+    /// ([`CommandSequences::values_set`]). Default 30.
     ///
     /// Some faults need commands in one order, back to back: Select all, Archive and Undo
     /// on the demo's list (bug A). Once each has shown what it shows, nothing new comes
@@ -270,7 +273,7 @@ impl Default for AgentConfig {
             local_novelty: true,
             local_page: 0.03,
             command_states: false,
-            sequence_budget: 0,
+            sequence_budget: 30,
             state_reward: false,
             optimistic: true,
             stall_steps: 20,
@@ -1583,6 +1586,9 @@ impl PirlAgent {
             };
             let run = slot(&mut self.runs, worker).get_or_insert_with(Vec::new);
             self.sequences.record(run, step);
+            if changed && sets_a_value(prev.kind, prev.target.map(|(_, k)| k)) {
+                self.sequences.values_set(controls);
+            }
         }
         let idle = self.config.idle_reward.filter(|_| !changed);
         let reward = match idle {

@@ -30,6 +30,10 @@ pub const COMMAND_SLACK: i32 = 4;
 /// Four commands have 24 triples.
 pub const TRIPLE_COMMANDS: usize = 4;
 
+/// Most times a screen's orders start again because a value was set on it
+/// ([`CommandSequences::values_set`]).
+pub const VALUE_RENEWALS: u32 = 2;
+
 /// A button as the screen shows it: its box and kind.
 pub type Control = (Rect, WidgetKind);
 
@@ -66,6 +70,8 @@ pub struct CommandSequences {
     others: Vec<Control>,
     /// Ordered pairs and triples of command indices (a pair's third place is `None`).
     covered: HashSet<(usize, usize, Option<usize>)>,
+    /// Times each screen's orders started again, keyed like `spent`.
+    renewed: HashMap<usize, u32>,
 }
 
 impl CommandSequences {
@@ -78,6 +84,7 @@ impl CommandSequences {
             commands: Vec::new(),
             others: Vec::new(),
             covered: HashSet::new(),
+            renewed: HashMap::new(),
         }
     }
 
@@ -154,6 +161,37 @@ impl CommandSequences {
         if n > 2 {
             run.drain(..n - 2);
         }
+    }
+
+    /// A value was set on the screen whose candidates click `shown` (typed text, a tick,
+    /// a choice that changed the screen). What the commands do may depend on it (Apply
+    /// with a code typed, Checkout after it), so the orders of the commands it shows
+    /// count as not yet run again and the screen's budget starts again, at most
+    /// [`VALUE_RENEWALS`] times per screen. Only screens showing two to
+    /// [`TRIPLE_COMMANDS`] known commands start again: fewer have no orders, and more
+    /// have too many to run again (a cart's 8 commands make 56 pairs; renewing them took
+    /// the steps of other screens in demo runs, `docs/pirltest.md`).
+    pub fn values_set(&mut self, shown: &[Option<Control>]) {
+        let mut on: Vec<usize> = shown
+            .iter()
+            .flatten()
+            .filter_map(|c| self.index(c))
+            .collect();
+        on.sort_unstable();
+        on.dedup();
+        if on.len() < 2 || on.len() > TRIPLE_COMMANDS || self.budget == 0 {
+            return;
+        }
+        let screen = on[0];
+        let renewed = self.renewed.entry(screen).or_default();
+        if *renewed >= VALUE_RENEWALS {
+            return;
+        }
+        *renewed += 1;
+        self.spent.remove(&screen);
+        self.covered.retain(|&(a, b, c)| {
+            !(on.contains(&a) && on.contains(&b) && c.is_none_or(|c| on.contains(&c)))
+        });
     }
 
     /// The candidate to run next, if the worker's `run` is under way, the budget is not
@@ -390,6 +428,52 @@ mod tests {
         }
         // Six triples from one start need at least 7 more steps; greedy takes a few more.
         assert!((7..=12).contains(&steps), "{steps} steps");
+    }
+
+    #[test]
+    fn a_value_set_on_the_screen_runs_its_orders_again() {
+        let (apply, checkout) = (button(1), button(200));
+        let candidates = [Some(apply), Some(checkout), None];
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut s = CommandSequences::new(2);
+        let mut run = Vec::new();
+        s.record(&mut run, click(apply, true));
+        s.record(&mut run, click(checkout, true));
+        s.record(&mut run, click(apply, true));
+        assert!(s.covered(&apply, &checkout, None) && s.covered(&checkout, &apply, None));
+        // Both orders ran: nothing is left to choose.
+        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        // A code typed into the field: Apply, then Checkout, are worth running again.
+        for renewal in 0..VALUE_RENEWALS {
+            s.record(&mut run, TICK);
+            s.values_set(&candidates);
+            assert!(!s.covered(&apply, &checkout, None), "renewal {renewal}");
+            s.record(&mut run, click(apply, true));
+            let i = s.next(&run, &candidates, &mut rng).unwrap();
+            assert_eq!(candidates[i], Some(checkout));
+            s.record(&mut run, click(checkout, true));
+        }
+        // Renewals are limited, and a screen with one command has no orders to renew.
+        s.values_set(&candidates);
+        assert!(s.covered(&apply, &checkout, None));
+        let mut one = CommandSequences::new(2);
+        one.record(&mut Vec::new(), click(apply, true));
+        one.values_set(&candidates);
+        assert!(one.renewed.is_empty());
+        // Nor does a screen with more commands than TRIPLE_COMMANDS.
+        let keys: Vec<Control> = (0..=TRIPLE_COMMANDS as i32)
+            .map(|i| button(1 + 150 * i))
+            .collect();
+        let shown: Vec<Option<Control>> = keys.iter().copied().map(Some).collect();
+        let mut many = CommandSequences::new(2);
+        let mut run = Vec::new();
+        for &k in &keys {
+            many.record(&mut run, click(k, true));
+        }
+        many.values_set(&shown);
+        assert!(many.renewed.is_empty() && many.covered(&keys[0], &keys[1], None));
+        many.values_set(&shown[..TRIPLE_COMMANDS]);
+        assert!(!many.covered(&keys[0], &keys[1], None));
     }
 
     #[test]
