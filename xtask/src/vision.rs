@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use gui_core::{Rect, Screenshot, Widget, WidgetKind};
 use gui_vision::dataset::{DatasetEntry, Split, load_dataset, split_of};
-use gui_vision::eval::{DetectionScore, PAPER_IOU, match_boxes};
+use gui_vision::eval::{DetectionScore, Matching, PAPER_IOU, match_boxes};
 use gui_vision::{
     CnnSample, CnnTrainConfig, EmbedConfig, Embedder, ExtractConfig, LocationFeature, Vision,
     VisionConfig, WidgetCnn, WidgetCnnConfig, WidgetEmbedder, evaluate_cnn, extract_screenshot,
@@ -796,18 +796,12 @@ fn bench(flags: &Flags) -> Result<()> {
     Ok(())
 }
 
-/// The box `r` grown (or, for negative `d`, shrunk) by `d` pixels on every side.
-fn grown(r: Rect, d: i32) -> Rect {
-    let side = |v: u32| (v as i32 + 2 * d).max(1) as u32;
-    Rect::new(r.x - d, r.y - d, side(r.width), side(r.height))
-}
-
 /// Whether `r`, as it is or a pixel larger or smaller all round, overlaps `label` at the
 /// paper's IoU.
 fn outlines(r: Rect, label: &Rect) -> bool {
     [-1, 0, 1]
         .iter()
-        .any(|&d| grown(r, d).iou(label) >= PAPER_IOU)
+        .any(|&d| r.grown(d).iou(label) >= PAPER_IOU)
 }
 
 /// The bounding box of the edge pixels of `edges` inside `area`.
@@ -837,7 +831,7 @@ fn ocr_lines(detector: &gui_vision::TextDetector, shot: &Screenshot) -> Result<V
     }));
     Ok(out
         .into_iter()
-        .map(|r| gui_vision::tighten_to_ink(img, grown(r, 2)).unwrap_or(r))
+        .map(|r| gui_vision::tighten_to_ink(img, r.grown(2)).unwrap_or(r))
         .collect())
 }
 
@@ -869,7 +863,7 @@ fn bound(flags: &Flags) -> Result<()> {
             let lines = ocr_lines(&detector, &shot)?;
             let mut counts = [truth.len(), 0, 0, 0, 0, 0];
             for t in &truth {
-                let area = grown(*t, 2);
+                let area = t.grown(2);
                 let union = comps
                     .iter()
                     .filter(|c| {
@@ -936,7 +930,7 @@ fn snap(flags: &Flags) -> Result<()> {
     use rayon::prelude::*;
     const GROWS: [u32; 4] = [0, 1, 2, 3];
     let entries = dataset(&flags.data)?;
-    let rows: Vec<(Split, String, Vec<DetectionScore>)> = entries
+    let rows: Vec<(Split, String, Vec<Matching>)> = entries
         .par_iter()
         .map(|e| {
             let shot = screenshot(e)?;
@@ -952,9 +946,7 @@ fn snap(flags: &Flags) -> Result<()> {
                         .iter()
                         .map(|d| d.rect)
                         .collect();
-                    let mut s = DetectionScore::default();
-                    s.add(&match_boxes(&found, &truth, PAPER_IOU));
-                    Ok(s)
+                    Ok(match_boxes(&found, &truth, PAPER_IOU))
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok((split_of(&e.labels.app), e.labels.viewport.clone(), scores))
@@ -965,10 +957,8 @@ fn snap(flags: &Flags) -> Result<()> {
         let slot = per
             .entry((split == Split::Test, vp))
             .or_insert_with(|| vec![DetectionScore::default(); GROWS.len()]);
-        for (a, b) in slot.iter_mut().zip(&scores) {
-            a.true_positives += b.true_positives;
-            a.false_positives += b.false_positives;
-            a.false_negatives += b.false_negatives;
+        for (score, m) in slot.iter_mut().zip(&scores) {
+            score.add(m);
         }
     }
     println!("detection at IoU >= {PAPER_IOU} by ink_snap (the presets' other fields unchanged)");

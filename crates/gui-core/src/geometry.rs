@@ -125,6 +125,13 @@ impl Rect {
     pub fn clip_to(&self, size: Size) -> Option<Rect> {
         self.intersection(&Rect::new(0, 0, size.width, size.height))
     }
+
+    /// This box grown by `d` pixels on every side (shrunk for a negative `d`, each side
+    /// kept at least 1 pixel long).
+    pub fn grown(&self, d: i32) -> Rect {
+        let side = |v: u32| (v as i32 + 2 * d).max(1) as u32;
+        Rect::new(self.x - d, self.y - d, side(self.width), side(self.height))
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +146,15 @@ mod tests {
         // 50 shared of 150 covered.
         assert!((a.iou(&Rect::new(5, 0, 10, 10)) - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(Rect::new(0, 0, 0, 0).iou(&Rect::new(0, 0, 0, 0)), 0.0);
+    }
+
+    #[test]
+    fn grown_boxes_keep_their_centre_and_never_vanish() {
+        let r = Rect::new(10, 20, 30, 4);
+        assert_eq!(r.grown(2), Rect::new(8, 18, 34, 8));
+        assert_eq!(r.grown(-1), Rect::new(11, 21, 28, 2));
+        assert_eq!(r.grown(-3), Rect::new(13, 23, 24, 1));
+        assert_eq!(r.grown(0), r);
     }
 
     #[test]

@@ -516,13 +516,7 @@ pub fn shows_own_state(kind: WidgetKind) -> bool {
 
 /// `r` grown by [`TARGET_MARGIN`] on every side.
 pub(crate) fn grown(r: Rect) -> Rect {
-    let m = TARGET_MARGIN;
-    Rect::new(
-        r.x - m as i32,
-        r.y - m as i32,
-        r.width + 2 * m,
-        r.height + 2 * m,
-    )
+    r.grown(TARGET_MARGIN as i32)
 }
 
 /// Whether `widget` lies within `dialog` grown by [`TARGET_MARGIN`].

@@ -102,6 +102,15 @@ impl CommandSequences {
         self.commands.iter().position(|c| same_control(c, control))
     }
 
+    /// The distinct command indices among `indices`, sorted: a screen's commands. The
+    /// first is the screen's key for its budget and renewals.
+    fn distinct(indices: impl Iterator<Item = usize>) -> Vec<usize> {
+        let mut shown: Vec<usize> = indices.collect();
+        shown.sort_unstable();
+        shown.dedup();
+        shown
+    }
+
     /// Whether commands `a`, `b` (and `c`) have run back to back in that order.
     pub fn covered(&self, a: &Control, b: &Control, c: Option<&Control>) -> bool {
         let (Some(a), Some(b)) = (self.index(a), self.index(b)) else {
@@ -172,13 +181,7 @@ impl CommandSequences {
     /// have too many to run again (a cart's 8 commands make 56 pairs; renewing them took
     /// the steps of other screens in demo runs, `docs/pirltest.md`).
     pub fn values_set(&mut self, shown: &[Option<Control>]) {
-        let mut on: Vec<usize> = shown
-            .iter()
-            .flatten()
-            .filter_map(|c| self.index(c))
-            .collect();
-        on.sort_unstable();
-        on.dedup();
+        let on = Self::distinct(shown.iter().flatten().filter_map(|c| self.index(c)));
         if on.len() < 2 || on.len() > TRIPLE_COMMANDS || self.budget == 0 {
             return;
         }
@@ -215,14 +218,12 @@ impl CommandSequences {
             .iter()
             .map(|c| c.as_ref().and_then(|c| self.index(c)))
             .collect();
-        let mut shown: Vec<usize> = on_screen.iter().flatten().copied().collect();
-        shown.sort_unstable();
-        shown.dedup();
+        let shown = Self::distinct(on_screen.iter().flatten().copied());
         if !shown.contains(&last) {
             // The last command is gone: the screen is another one.
             return None;
         }
-        // A screen is known by the first found of its commands; each has its budget.
+        // Each screen has its budget.
         let screen = shown[0];
         if self.spent.get(&screen).copied().unwrap_or(0) >= self.budget {
             return None;

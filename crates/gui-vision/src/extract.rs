@@ -237,13 +237,10 @@ pub fn snap_to_ink(image: &RgbImage, boxes: Vec<DetectedBox>, grow: u32) -> Vec<
     if grow == 0 {
         return boxes;
     }
-    let g = grow as i32;
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(boxes.len());
     for b in boxes {
-        let r = b.rect;
-        let grown = Rect::new(r.x - g, r.y - g, r.width + 2 * grow, r.height + 2 * grow);
-        let rect = crate::tighten_to_ink(image, grown).unwrap_or(r);
+        let rect = crate::tighten_to_ink(image, b.rect.grown(grow as i32)).unwrap_or(b.rect);
         if seen.insert(rect) {
             out.push(DetectedBox { rect, ..b });
         }
