@@ -90,6 +90,16 @@ pub struct AgentConfig {
     /// [`effect_prior`](Self::effect_prior). Default `true`; `false` weighs each action
     /// by its own record alone.
     pub frontier: bool,
+    /// A page's promise for the [`Frontier`] is the sum of the chances of its likely
+    /// untried actions (never executed there, and at least half as likely to show
+    /// something new as its best), when that is more than its best chance. Needs
+    /// [`frontier`](Self::frontier). Default `false`: the best chance alone.
+    ///
+    /// The Boltzmann choice weighs each candidate of the page the agent is on by its own
+    /// chance, so a page with thirty tried buttons that each still show a new total
+    /// now and then holds, together, far more weight than its one "Back to home", even
+    /// when home has ten untried buttons: the route is worth one of them, not ten.
+    pub frontier_mass: bool,
     /// When an action shows something new and the agent stays on the same page, the
     /// page is in a new state, and its actions that once showed something new count as
     /// untried again ([`EffectPrior::state_changed`]). Needs
@@ -268,6 +278,7 @@ impl Default for AgentConfig {
             effect_prior: true,
             modal_focus: true,
             frontier: true,
+            frontier_mass: false,
             state_refresh: true,
             resize_budget: 0.1,
             local_novelty: true,
@@ -474,7 +485,8 @@ struct Pending {
     target: Option<(Rect, WidgetKind)>,
     /// The widget the pointer left to make the action: its hover tint goes away.
     left: Option<Rect>,
-    /// The best chance among the page's other candidates ([`AgentConfig::frontier`]).
+    /// The page's promise without the chosen action: the best chance among its other
+    /// candidates, or their likely untried mass ([`AgentConfig::frontier_mass`]).
     others_best: f64,
     /// What the effect prior keeps the action's record by.
     aim: Aim,
@@ -929,6 +941,25 @@ impl PirlAgent {
                     })
                     .collect()
             });
+            // Which candidates ran on this page before: for optimistic values and for a
+            // page's untried mass.
+            let tried: Vec<bool> = if self.config.optimistic || self.config.frontier_mass {
+                let stats = self.store.stats(page)?;
+                candidates
+                    .keys
+                    .iter()
+                    .map(|k| stats.was_executed(k))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mass = |skip: Option<usize>| match &chances {
+                Some(c) if self.config.frontier_mass => untried_mass(c, &tried, skip),
+                _ => 0.0,
+            };
+            // The weights that decide which untried actions optimistic values lift: the
+            // chances before the frontier raised any, once routes may weigh a page's mass.
+            let mut likely: Option<Vec<f64>> = None;
             let prior: Option<Vec<f64>> = chances.as_ref().map(|chances| {
                 // Resizes weigh as much as the screen's other actions on average: the
                 // prior neither favours nor avoids them.
@@ -941,7 +972,10 @@ impl PirlAgent {
                 let mut weights: Vec<f64> = chances.iter().map(|c| c.unwrap_or(mean)).collect();
                 if self.config.frontier {
                     let promise = known.iter().copied().fold(0.0, f64::max);
-                    self.frontier.set_promise(page, promise);
+                    self.frontier.set_promise(page, promise.max(mass(None)));
+                    if self.config.frontier_mass {
+                        likely = Some(weights.clone());
+                    }
                     self.frontier.boost(page, &candidates.keys, &mut weights);
                 }
                 if self.config.command_states {
@@ -971,13 +1005,7 @@ impl PirlAgent {
                 q.iter_mut().for_each(|v| *v = top);
                 self.stats.stalled_steps += 1;
             } else if self.config.optimistic {
-                let stats = self.store.stats(page)?;
-                let tried: Vec<bool> = candidates
-                    .keys
-                    .iter()
-                    .map(|k| stats.was_executed(k))
-                    .collect();
-                optimistic_values(&mut q, &tried, prior.as_deref());
+                optimistic_values(&mut q, &tried, likely.as_deref().or(prior.as_deref()));
             }
             let p = self
                 .policy
@@ -1038,6 +1066,7 @@ impl PirlAgent {
                 .enumerate()
                 .filter(|(j, _)| *j != i);
             let others_best = others_best.filter_map(|(_, c)| *c).fold(0.0, f64::max);
+            let others_best = others_best.max(mass(Some(i)));
             let action = candidates.actions[i].clone();
             self.count_typing(page, candidates.keys[i]);
             let target = action.widget().map(|w| (w.rect, w.kind));
@@ -1631,6 +1660,21 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
 /// on its page takes the best value among all the candidates, if its prior weight is at
 /// least half the best weight (all of them without weights). The long tail of actions
 /// the prior thinks unlikely (right clicks on labels) keeps the network's guess.
+/// The sum of the chances of the candidates never executed on their page that are at
+/// least half as likely as the page's best to show something new (the ones optimistic
+/// values lift), leaving out candidate `skip`. Resizes (`None`) count for nothing.
+fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) -> f64 {
+    let best = chances.iter().flatten().copied().fold(0.0, f64::max);
+    chances
+        .iter()
+        .zip(tried)
+        .enumerate()
+        .filter(|(j, (_, tried))| Some(*j) != skip && !**tried)
+        .filter_map(|(_, (c, _))| *c)
+        .filter(|c| *c >= 0.5 * best)
+        .sum()
+}
+
 fn optimistic_values(q: &mut [f32], tried: &[bool], weights: Option<&[f64]>) {
     let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let best = weights.map_or(0.0, |w| w.iter().copied().fold(0.0, f64::max));

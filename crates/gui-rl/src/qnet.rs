@@ -159,6 +159,38 @@ pub struct QNetwork {
     /// ([`QNetworkConfig::target_every`]).
     target: Option<Vec<Tensor>>,
     fits_since_copy: usize,
+    /// Values the frozen copy gave, kept until it is refreshed.
+    cache: TargetCache,
+}
+
+/// `Q(s, a)` of the frozen target network by the addresses of the state and action
+/// vectors, valid until the copy is refreshed. An agent's memory shares one vector per
+/// page and per known candidate, and one retraining's batch overlaps the last one's by
+/// its newest half, so most next-state values of Eq. 3 were computed before.
+#[derive(Default)]
+struct TargetCache {
+    values: HashMap<(Slot, Slot), f32>,
+    /// A clone of every vector whose address keys `values`: while it is kept, no other
+    /// vector can take that address.
+    kept: HashMap<Slot, Box<dyn std::any::Any + Send>>,
+}
+
+/// A vector's address and length.
+type Slot = (usize, usize);
+
+fn slot_of(v: &[f32]) -> Slot {
+    (v.as_ptr() as usize, v.len())
+}
+
+impl TargetCache {
+    fn clear(&mut self) {
+        self.values.clear();
+        self.kept.clear();
+    }
+
+    fn keep<T: Clone + Send + 'static>(&mut self, at: Slot, v: &T) {
+        self.kept.entry(at).or_insert_with(|| Box::new(v.clone()));
+    }
 }
 
 impl std::fmt::Debug for QNetwork {
@@ -254,6 +286,7 @@ impl QNetwork {
             rng,
             target: None,
             fits_since_copy: 0,
+            cache: TargetCache::default(),
         })
     }
 
@@ -353,8 +386,8 @@ impl QNetwork {
     /// pays for each page once.
     pub fn fit<S, A>(&mut self, entries: &[&MemoryEntry<S, A>], gamma: f64) -> Result<FitReport>
     where
-        S: AsRef<[f32]>,
-        A: AsRef<[f32]>,
+        S: AsRef<[f32]> + Clone + Send + 'static,
+        A: AsRef<[f32]> + Clone + Send + 'static,
     {
         if entries.is_empty() {
             return Ok(FitReport::default());
@@ -369,6 +402,7 @@ impl QNetwork {
                 .map_err(candle("target network"))?;
             self.target = Some(copy);
             self.fits_since_copy = 0;
+            self.cache.clear();
         }
         self.fits_since_copy += 1;
         let (targets, bounded) = self.targets(entries, gamma)?;
@@ -415,42 +449,65 @@ impl QNetwork {
         Ok(report)
     }
 
-    /// `Q_target` of each entry, and how many next-state maxima the bound cut; entries
-    /// that reach the same next state with the same candidate actions share one
-    /// evaluation.
-    fn targets<S, A>(&self, entries: &[&MemoryEntry<S, A>], gamma: f64) -> Result<(Vec<f32>, usize)>
+    /// `Q_target` of each entry, and how many next-state maxima the bound cut. Each
+    /// distinct pair of next state and candidate action is evaluated once; with a frozen
+    /// target network, a pair evaluated since the copy was taken is not evaluated again.
+    fn targets<S, A>(
+        &mut self,
+        entries: &[&MemoryEntry<S, A>],
+        gamma: f64,
+    ) -> Result<(Vec<f32>, usize)>
     where
-        S: AsRef<[f32]>,
-        A: AsRef<[f32]>,
+        S: AsRef<[f32]> + Clone + Send + 'static,
+        A: AsRef<[f32]> + Clone + Send + 'static,
     {
-        let mut groups: HashMap<Vec<usize>, usize> = HashMap::new();
-        let mut group_of = Vec::with_capacity(entries.len());
+        /// Where one next-state value comes from.
+        enum Value {
+            Known(f32),
+            Row(usize),
+        }
+        let frozen = self.target.is_some();
+        let mut rows: HashMap<(Slot, Slot), usize> = HashMap::new();
         let mut states = Interner::default();
         let mut state_of = Vec::new();
         let mut actions: Vec<&[f32]> = Vec::new();
-        let mut ranges = Vec::new();
+        let mut values = Vec::new();
+        let mut ranges = Vec::with_capacity(entries.len());
         for e in entries {
-            let key: Vec<usize> = std::iter::once(e.next_state.as_ref().as_ptr() as usize)
-                .chain(e.next_actions.iter().map(|a| a.as_ref().as_ptr() as usize))
-                .collect();
-            let next = groups.len();
-            let g = *groups.entry(key).or_insert_with(|| {
-                let s = states.id(e.next_state.as_ref());
-                let start = actions.len();
-                for a in &e.next_actions {
-                    actions.push(a.as_ref());
-                    state_of.push(s);
-                }
-                ranges.push(start..actions.len());
-                next
-            });
-            group_of.push(g);
+            let s = e.next_state.as_ref();
+            let start = values.len();
+            for a in &e.next_actions {
+                let a = a.as_ref();
+                let key = (slot_of(s), slot_of(a));
+                let value = match self.cache.values.get(&key) {
+                    Some(&q) if frozen => Value::Known(q),
+                    _ => Value::Row(*rows.entry(key).or_insert_with(|| {
+                        state_of.push(states.id(s));
+                        actions.push(a);
+                        actions.len() - 1
+                    })),
+                };
+                values.push(value);
+            }
+            ranges.push(start..values.len());
         }
-        let values = match &self.target {
+        let weights = match &self.target {
             Some(frozen) => frozen.iter().collect(),
             None => self.values(),
         };
-        let q = self.q_values_with(values, &states.items, &state_of, &actions)?;
+        let q = self.q_values_with(weights, &states.items, &state_of, &actions)?;
+        if frozen {
+            for (key, &row) in &rows {
+                self.cache.values.insert(*key, q[row]);
+            }
+            for e in entries {
+                self.cache
+                    .keep(slot_of(e.next_state.as_ref()), &e.next_state);
+                for a in &e.next_actions {
+                    self.cache.keep(slot_of(a.as_ref()), a);
+                }
+            }
+        }
         let (lo, hi) = self.config.reward_range;
         let horizon = if gamma < 1.0 {
             1.0 / (1.0 - gamma)
@@ -461,14 +518,20 @@ impl QNetwork {
         let mut bounded = 0;
         let targets = entries
             .iter()
-            .zip(group_of)
-            .map(|(e, g)| {
-                let next = &q[ranges[g].clone()];
+            .zip(ranges)
+            .map(|(e, range)| {
+                let next: Vec<f32> = values[range]
+                    .iter()
+                    .map(|v| match v {
+                        Value::Known(q) => *q,
+                        Value::Row(r) => q[*r],
+                    })
+                    .collect();
                 if next.is_empty() {
                     return e.reward as f32;
                 }
                 // The best next value as Eq. 3 takes it, bounded before it is discounted.
-                let raw = q_target(0.0, 1.0, next);
+                let raw = q_target(0.0, 1.0, &next);
                 let best = raw.clamp(lo, hi);
                 bounded += usize::from(best != raw);
                 (e.reward + gamma * best) as f32
@@ -865,6 +928,7 @@ mod tests {
             rng: ChaCha8Rng::seed_from_u64(0),
             target: None,
             fits_since_copy: 0,
+            cache: TargetCache::default(),
         };
         let q = copy.forward(&inputs).unwrap().q;
         let loss = q.sub(&targets).unwrap().sqr().unwrap().mean_all().unwrap();
@@ -932,6 +996,30 @@ mod tests {
         assert_eq!(bounded, 1);
         net.params[last].value = Tensor::new(&[-1000f32], &Device::Cpu).unwrap();
         assert_eq!(net.targets(&[&entry], 0.9).unwrap(), (vec![1.0], 1));
+    }
+
+    /// Next-state values kept from the frozen copy are the values it gives when asked
+    /// again, and a refreshed copy starts with none kept.
+    #[test]
+    fn kept_target_values_are_the_frozen_copys_own() {
+        let (_, _, entries) = cycle(7, 3, 4, 12, |i| if i % 2 == 0 { 0.5 } else { 0.0 });
+        let refs: Vec<_> = entries.iter().collect();
+        let mut net = small(5);
+        net.config.target_every = 2;
+        net.fit(&refs, 0.9).unwrap();
+        // Three next states, each with the same three candidates.
+        assert_eq!(net.cache.values.len(), 9);
+        let kept = net.targets(&refs, 0.9).unwrap();
+        net.cache.clear();
+        let again = net.targets(&refs, 0.9).unwrap();
+        assert_eq!(kept, again);
+        net.fit(&refs, 0.9).unwrap();
+        net.fit(&refs, 0.9).unwrap();
+        // The third fit took a new copy: the values kept are its own.
+        let fresh = net.targets(&refs, 0.9).unwrap();
+        net.cache.clear();
+        assert_eq!(fresh, net.targets(&refs, 0.9).unwrap());
+        assert_ne!(fresh, kept);
     }
 
     /// With a target network the targets stay those of the frozen copy until it is
