@@ -90,9 +90,11 @@ pub struct AgentConfig {
     /// [`effect_prior`](Self::effect_prior). Default `true`; `false` weighs each action
     /// by its own record alone.
     pub frontier: bool,
-    /// A page's promise for the [`Frontier`] is the sum of the chances of its likely
-    /// untried actions (never executed there, and at least half as likely to show
-    /// something new as its best), when that is more than its best chance. Needs
+    /// An action that led to another page also weighs what can still be done there:
+    /// the *untried mass* of that page (the summed chances of its likely untried
+    /// actions, those never executed there and at least half as likely to show
+    /// something new as its best), discounted as the frontier discounts, less the
+    /// untried mass of the page the agent is on ([`Frontier::boost_by_mass`]). Needs
     /// [`frontier`](Self::frontier). Default `false`: the best chance alone.
     ///
     /// The Boltzmann choice weighs each candidate of the page the agent is on by its own
@@ -485,9 +487,11 @@ struct Pending {
     target: Option<(Rect, WidgetKind)>,
     /// The widget the pointer left to make the action: its hover tint goes away.
     left: Option<Rect>,
-    /// The page's promise without the chosen action: the best chance among its other
-    /// candidates, or their likely untried mass ([`AgentConfig::frontier_mass`]).
+    /// The best chance among the page's other candidates ([`AgentConfig::frontier`]).
     others_best: f64,
+    /// The page's untried mass without the chosen action
+    /// ([`AgentConfig::frontier_mass`]).
+    others_mass: f64,
     /// What the effect prior keeps the action's record by.
     aim: Aim,
     /// The command the action came right after ([`AgentConfig::command_states`]).
@@ -972,9 +976,13 @@ impl PirlAgent {
                 let mut weights: Vec<f64> = chances.iter().map(|c| c.unwrap_or(mean)).collect();
                 if self.config.frontier {
                     let promise = known.iter().copied().fold(0.0, f64::max);
-                    self.frontier.set_promise(page, promise.max(mass(None)));
+                    self.frontier.set_promise(page, promise);
                     if self.config.frontier_mass {
                         likely = Some(weights.clone());
+                        let own = mass(None);
+                        self.frontier.set_mass(page, own);
+                        self.frontier
+                            .boost_by_mass(page, &candidates.keys, &mut weights, own);
                     }
                     self.frontier.boost(page, &candidates.keys, &mut weights);
                 }
@@ -1066,7 +1074,7 @@ impl PirlAgent {
                 .enumerate()
                 .filter(|(j, _)| *j != i);
             let others_best = others_best.filter_map(|(_, c)| *c).fold(0.0, f64::max);
-            let others_best = others_best.max(mass(Some(i)));
+            let others_mass = mass(Some(i));
             let action = candidates.actions[i].clone();
             self.count_typing(page, candidates.keys[i]);
             let target = action.widget().map(|w| (w.rect, w.kind));
@@ -1088,6 +1096,7 @@ impl PirlAgent {
                 target,
                 left,
                 others_best,
+                others_mass,
                 aim: aims[i],
                 command,
             });
@@ -1296,6 +1305,8 @@ impl PirlAgent {
                 samples = report.samples,
                 mean_reward = report.mean_reward,
                 mean_future = report.mean_future,
+                next_values = report.next_values,
+                evaluated = report.evaluated,
                 bounded = report.bounded,
                 first_loss = report.first_loss,
                 last_loss = report.last_loss,
@@ -1593,6 +1604,9 @@ impl PirlAgent {
                 let mine = self.prior.chance(prev.page, prev.key, prev.aim);
                 self.frontier
                     .set_promise(prev.page, prev.others_best.max(mine));
+                if self.config.frontier_mass {
+                    self.frontier.set_mass(prev.page, prev.others_mass);
+                }
             }
         }
         if resize {
@@ -1709,6 +1723,7 @@ mod tests {
             target: Some((field, WidgetKind::EditText)),
             left: None,
             others_best: 0.0,
+            others_mass: 0.0,
             aim: Aim::default(),
             command: None,
         }
@@ -1770,6 +1785,16 @@ mod tests {
         );
         let check = Widget::new(Rect::new(0, 90, 50, 20), WidgetKind::CheckBox, 1.0);
         assert_eq!(nearest_of_kind(&known, &check, &[false; 3]), None);
+    }
+
+    #[test]
+    fn the_untried_mass_sums_the_likely_untried() {
+        // The best chance (0.5) belongs to a tried action and still sets the bar: 0.25.
+        let chances = [Some(0.4), Some(0.3), Some(0.1), None, Some(0.5)];
+        let tried = [false, false, false, false, true];
+        assert!((untried_mass(&chances, &tried, None) - 0.7).abs() < 1e-12);
+        assert!((untried_mass(&chances, &tried, Some(0)) - 0.3).abs() < 1e-12);
+        assert_eq!(untried_mass(&chances, &[true; 5], None), 0.0);
     }
 
     #[test]
@@ -2090,6 +2115,7 @@ mod tests {
             target: Some((Rect::new(0, 0, 10, 10), kind)),
             left: None,
             others_best: 0.25,
+            others_mass: 0.0,
             aim: Aim::from(Some(kind)),
             command,
         };

@@ -22,6 +22,8 @@ pub struct Frontier {
     /// Each page's promise, by page number; 0 for a page no decision was made on. Long
     /// enough for every page of `leads`.
     promise: Vec<f64>,
+    /// Each page's untried mass, by page number ([`Self::set_mass`]); empty unless set.
+    mass: Vec<f64>,
 }
 
 impl Frontier {
@@ -37,10 +39,18 @@ impl Frontier {
         self.promise[page.0] = promise;
     }
 
-    /// Grows `promise` to hold `page` (0 until set).
+    /// Sets `page`'s untried mass: the summed chances of its likely untried candidates
+    /// ([`AgentConfig::frontier_mass`](crate::AgentConfig::frontier_mass)).
+    pub fn set_mass(&mut self, page: PageId, mass: f64) {
+        self.cover(page);
+        self.mass[page.0] = mass;
+    }
+
+    /// Grows `promise` and `mass` to hold `page` (0 until set).
     fn cover(&mut self, page: PageId) {
         if self.promise.len() <= page.0 {
             self.promise.resize(page.0 + 1, 0.0);
+            self.mass.resize(page.0 + 1, 0.0);
         }
     }
 
@@ -75,8 +85,14 @@ impl Frontier {
     /// [`reach`](Self::reach) on routes that do not pass through `avoid`, whose own
     /// promise counts as 0: what can be found elsewhere than on `avoid`.
     pub fn reach_avoiding(&self, avoid: Option<PageId>) -> Vec<f64> {
-        // `record` keeps `promise` long enough for every page an edge touches.
-        let mut best = self.promise.clone();
+        self.spread(&self.promise, avoid)
+    }
+
+    /// The best of `values` reachable from each page within [`Self::HOPS`] steps, each
+    /// step discounted by [`Self::DECAY`], on routes that do not pass through `avoid`.
+    fn spread(&self, values: &[f64], avoid: Option<PageId>) -> Vec<f64> {
+        // `cover` keeps the vectors long enough for every page an edge touches.
+        let mut best = values.to_vec();
         if let Some(p) = avoid.filter(|p| p.0 < best.len()) {
             best[p.0] = 0.0;
         }
@@ -106,13 +122,33 @@ impl Frontier {
     /// offers, not what `page` does: `page`'s own actions are there to be chosen
     /// directly.
     pub fn boost(&self, page: PageId, keys: &[ActionKey], chances: &mut [f64]) {
+        self.raise(page, keys, chances, &self.promise, 0.0);
+    }
+
+    /// Like [`boost`](Self::boost) with the untried masses of [`Self::set_mass`]: a
+    /// route is worth `DECAY · mass` of what it reaches less `own`, the untried mass of
+    /// `page` itself. The agent then leaves for what is worth more than what it has
+    /// left here, not for every page with untried actions: two pages with as much to do
+    /// would otherwise send it back and forth between them.
+    pub fn boost_by_mass(&self, page: PageId, keys: &[ActionKey], chances: &mut [f64], own: f64) {
+        self.raise(page, keys, chances, &self.mass, own);
+    }
+
+    fn raise(
+        &self,
+        page: PageId,
+        keys: &[ActionKey],
+        chances: &mut [f64],
+        values: &[f64],
+        own: f64,
+    ) {
         if self.leads.is_empty() {
             return;
         }
-        let reach = self.reach_avoiding(Some(page));
+        let reach = self.spread(values, Some(page));
         for (key, chance) in keys.iter().zip(chances.iter_mut()) {
             if let Some(to) = self.leads_to(page, *key) {
-                let via = Self::DECAY * reach.get(to.0).copied().unwrap_or(0.0);
+                let via = Self::DECAY * reach.get(to.0).copied().unwrap_or(0.0) - own;
                 if via > *chance {
                     *chance = via;
                 }
@@ -202,6 +238,32 @@ mod tests {
         let avoiding = f.reach_avoiding(Some(PageId(0)));
         assert!(close(avoiding[0], 0.0));
         assert!(close(avoiding[2], 0.16));
+    }
+
+    #[test]
+    fn a_route_by_mass_is_worth_what_exceeds_the_page_s_own() {
+        let mut f = Frontier::default();
+        // A list (1) and home (0) lead to each other; home also leads to a cart (2).
+        f.record(PageId(0), click(0), PageId(1));
+        f.record(PageId(1), click(0), PageId(0));
+        f.record(PageId(0), click(1), PageId(2));
+        f.set_mass(PageId(0), 3.0);
+        f.set_mass(PageId(1), 0.0);
+        f.set_mass(PageId(2), 1.0);
+        // From the list, which has nothing untried, home is worth 0.8 of its mass.
+        let mut chances = [0.1];
+        f.boost_by_mass(PageId(1), &[click(0)], &mut chances, 0.0);
+        assert!(close(chances[0], 2.4));
+        // With 2.0 left on the list itself, only the excess counts.
+        let mut chances = [0.1];
+        f.boost_by_mass(PageId(1), &[click(0)], &mut chances, 2.0);
+        assert!(close(chances[0], 0.4));
+        // Less than the page has left: the action keeps its own chance.
+        let mut chances = [0.1, 0.3];
+        f.boost_by_mass(PageId(0), &[click(0), click(1)], &mut chances, 3.0);
+        assert_eq!(chances, [0.1, 0.3]);
+        // The promise by best chance is apart from the mass.
+        assert_eq!(f.promise(PageId(0)), 0.0);
     }
 
     #[test]

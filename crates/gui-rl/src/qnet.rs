@@ -138,6 +138,10 @@ pub struct FitReport {
     pub mean_reward: f32,
     pub mean_future: f32,
     pub bounded: usize,
+    /// Next-state values Eq. 3 needed, and how many of them the network evaluated: the
+    /// rest were shared with another entry or kept from the frozen copy.
+    pub next_values: usize,
+    pub evaluated: usize,
 }
 
 /// One learnt tensor with its Adam moments.
@@ -405,7 +409,7 @@ impl QNetwork {
             self.cache.clear();
         }
         self.fits_since_copy += 1;
-        let (targets, bounded) = self.targets(entries, gamma)?;
+        let (targets, bounded, evaluated) = self.targets(entries, gamma)?;
         let mut states = Interner::default();
         let state_of: Vec<usize> = entries
             .iter()
@@ -421,6 +425,8 @@ impl QNetwork {
             mean_reward: mean_reward as f32,
             mean_future: (mean_target - mean_reward) as f32,
             bounded,
+            next_values: entries.iter().map(|e| e.next_actions.len()).sum(),
+            evaluated,
             ..FitReport::default()
         };
         for _ in 0..self.config.epochs {
@@ -456,7 +462,7 @@ impl QNetwork {
         &mut self,
         entries: &[&MemoryEntry<S, A>],
         gamma: f64,
-    ) -> Result<(Vec<f32>, usize)>
+    ) -> Result<(Vec<f32>, usize, usize)>
     where
         S: AsRef<[f32]> + Clone + Send + 'static,
         A: AsRef<[f32]> + Clone + Send + 'static,
@@ -537,7 +543,7 @@ impl QNetwork {
                 (e.reward + gamma * best) as f32
             })
             .collect();
-        Ok((targets, bounded))
+        Ok((targets, bounded, actions.len()))
     }
 
     fn inputs(&self, states: &[&[f32]], state_of: &[usize], actions: &[&[f32]]) -> Result<Inputs> {
@@ -991,11 +997,11 @@ mod tests {
             next_state: s,
             next_actions: vec![a],
         };
-        let (t, bounded) = net.targets(&[&entry], 0.9).unwrap();
+        let (t, bounded, _) = net.targets(&[&entry], 0.9).unwrap();
         assert!((t[0] - 10.0).abs() < 1e-4, "{t:?}");
         assert_eq!(bounded, 1);
         net.params[last].value = Tensor::new(&[-1000f32], &Device::Cpu).unwrap();
-        assert_eq!(net.targets(&[&entry], 0.9).unwrap(), (vec![1.0], 1));
+        assert_eq!(net.targets(&[&entry], 0.9).unwrap(), (vec![1.0], 1, 1));
     }
 
     /// Next-state values kept from the frozen copy are the values it gives when asked
