@@ -59,10 +59,11 @@ struct Cli {
     /// led to another page to the best untried chance reachable through it.
     #[arg(long)]
     no_frontier: bool,
-    /// Weigh a route to a page by the summed chances of the page's likely untried
-    /// actions, rather than by its best chance alone.
+    /// Weigh a route to a page by that page's best chance alone, rather than also by
+    /// the summed chances of its likely untried actions beyond those of the page the
+    /// agent is on.
     #[arg(long)]
-    frontier_mass: bool,
+    no_frontier_mass: bool,
     /// Keep one record per action of a page for the whole run, rather than counting an
     /// action that once showed something new as untried again after another action
     /// changed its page's state.
@@ -182,7 +183,7 @@ fn main() -> Result<()> {
         effect_prior: !cli.no_effect_prior,
         modal_focus: !cli.no_modal_focus,
         frontier: !cli.no_frontier,
-        frontier_mass: cli.frontier_mass,
+        frontier_mass: !cli.no_frontier_mass,
         state_refresh: !cli.no_state_refresh,
         resize_budget: cli.resize_budget,
         local_page: cli.local_page,

@@ -95,7 +95,8 @@ pub struct AgentConfig {
     /// actions, those never executed there and at least half as likely to show
     /// something new as its best), discounted as the frontier discounts, less the
     /// untried mass of the page the agent is on ([`Frontier::boost_by_mass`]). Needs
-    /// [`frontier`](Self::frontier). Default `false`: the best chance alone.
+    /// [`frontier`](Self::frontier). Default `true`; `false` weighs a route by the best
+    /// chance alone.
     ///
     /// The Boltzmann choice weighs each candidate of the page the agent is on by its own
     /// chance, so a page with thirty tried buttons that each still show a new total
@@ -280,7 +281,7 @@ impl Default for AgentConfig {
             effect_prior: true,
             modal_focus: true,
             frontier: true,
-            frontier_mass: false,
+            frontier_mass: true,
             state_refresh: true,
             resize_budget: 0.1,
             local_novelty: true,

@@ -1005,27 +1005,41 @@ mod tests {
     }
 
     /// Next-state values kept from the frozen copy are the values it gives when asked
-    /// again, and a refreshed copy starts with none kept.
+    /// again, a second retraining on the same entries evaluates none of them, and a
+    /// refreshed copy starts with none kept.
     #[test]
     fn kept_target_values_are_the_frozen_copys_own() {
         let (_, _, entries) = cycle(7, 3, 4, 12, |i| if i % 2 == 0 { 0.5 } else { 0.0 });
         let refs: Vec<_> = entries.iter().collect();
         let mut net = small(5);
         net.config.target_every = 2;
-        net.fit(&refs, 0.9).unwrap();
+        // Each kept value against the frozen copy's own answer for that pair.
+        let check = |net: &QNetwork| -> Vec<f32> {
+            let frozen: Vec<&Tensor> = net.target.as_ref().unwrap().iter().collect();
+            let mut kept = Vec::new();
+            for e in &entries {
+                for a in &e.next_actions {
+                    let key = (slot_of(&e.next_state), slot_of(a));
+                    let q = net
+                        .q_values_with(frozen.clone(), &[&e.next_state[..]], &[0], &[&a[..]])
+                        .unwrap()[0];
+                    assert!((net.cache.values[&key] - q).abs() < 1e-6, "{key:?}");
+                    kept.push(q);
+                }
+            }
+            kept
+        };
+        let first = net.fit(&refs, 0.9).unwrap();
         // Three next states, each with the same three candidates.
+        assert_eq!((first.next_values, first.evaluated), (36, 9));
         assert_eq!(net.cache.values.len(), 9);
-        let kept = net.targets(&refs, 0.9).unwrap();
-        net.cache.clear();
-        let again = net.targets(&refs, 0.9).unwrap();
-        assert_eq!(kept, again);
-        net.fit(&refs, 0.9).unwrap();
-        net.fit(&refs, 0.9).unwrap();
-        // The third fit took a new copy: the values kept are its own.
-        let fresh = net.targets(&refs, 0.9).unwrap();
-        net.cache.clear();
-        assert_eq!(fresh, net.targets(&refs, 0.9).unwrap());
-        assert_ne!(fresh, kept);
+        let before = check(&net);
+        let second = net.fit(&refs, 0.9).unwrap();
+        assert_eq!((second.next_values, second.evaluated), (36, 0));
+        // The third fit takes a new copy: everything is evaluated again, by it.
+        let third = net.fit(&refs, 0.9).unwrap();
+        assert_eq!(third.evaluated, 9);
+        assert_ne!(check(&net), before);
     }
 
     /// With a target network the targets stay those of the frozen copy until it is
