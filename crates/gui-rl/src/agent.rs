@@ -1671,13 +1671,15 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
     &mut list[worker]
 }
 
-/// Optimistic initial values ([`AgentConfig::optimistic`]): every candidate not `tried`
-/// on its page takes the best value among all the candidates, if its prior weight is at
-/// least half the best weight (all of them without weights). The long tail of actions
-/// the prior thinks unlikely (right clicks on labels) keeps the network's guess.
-/// The sum of the chances of the candidates never executed on their page that are at
-/// least half as likely as the page's best to show something new (the ones optimistic
-/// values lift), leaving out candidate `skip`. Resizes (`None`) count for nothing.
+/// The share of its page's best chance at which an untried candidate counts as likely
+/// to show something new: optimistic values lift it, and it adds to the page's untried
+/// mass.
+const LIKELY_SHARE: f64 = 0.5;
+
+/// The sum of the chances of the candidates never executed on their page that are
+/// likely to show something new ([`LIKELY_SHARE`] of the page's best chance: the ones
+/// optimistic values lift), leaving out candidate `skip`. Resizes (`None`) count for
+/// nothing.
 fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) -> f64 {
     let best = chances.iter().flatten().copied().fold(0.0, f64::max);
     chances
@@ -1686,15 +1688,20 @@ fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) ->
         .enumerate()
         .filter(|(j, (_, tried))| Some(*j) != skip && !**tried)
         .filter_map(|(_, (c, _))| *c)
-        .filter(|c| *c >= 0.5 * best)
+        .filter(|c| *c >= LIKELY_SHARE * best)
         .sum()
 }
 
+/// Optimistic initial values ([`AgentConfig::optimistic`]): every candidate not `tried`
+/// on its page takes the best value among all the candidates, if its prior weight is at
+/// least [`LIKELY_SHARE`] of the best weight (all of them without weights). The long
+/// tail of actions the prior thinks unlikely (right clicks on labels) keeps the
+/// network's guess.
 fn optimistic_values(q: &mut [f32], tried: &[bool], weights: Option<&[f64]>) {
     let top = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let best = weights.map_or(0.0, |w| w.iter().copied().fold(0.0, f64::max));
     for (j, v) in q.iter_mut().enumerate() {
-        let likely = weights.is_none_or(|w| w[j] >= 0.5 * best);
+        let likely = weights.is_none_or(|w| w[j] >= LIKELY_SHARE * best);
         if !tried[j] && likely {
             *v = top;
         }

@@ -387,7 +387,9 @@ impl QNetwork {
     ///
     /// States and candidate actions are recognised as shared when they are the same
     /// allocation (`Arc<[f32]>` clones), so an agent that keeps one state vector per page
-    /// pays for each page once.
+    /// pays for each page once. With a frozen target network, the next-state values are
+    /// kept by allocation until the copy is refreshed, with a clone of each vector
+    /// (cheap for `Arc`s) so that its address stays its own.
     pub fn fit<S, A>(&mut self, entries: &[&MemoryEntry<S, A>], gamma: f64) -> Result<FitReport>
     where
         S: AsRef<[f32]> + Clone + Send + 'static,
