@@ -171,6 +171,15 @@ mod tests {
         }
     }
 
+    /// A map with `(from, click target, to)` recorded for each edge.
+    fn map(edges: &[(usize, usize, usize)]) -> Frontier {
+        let mut f = Frontier::default();
+        for &(from, target, to) in edges {
+            f.record(PageId(from), click(target), PageId(to));
+        }
+        f
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
     }
@@ -215,14 +224,9 @@ mod tests {
 
     #[test]
     fn a_round_trip_is_worth_what_lies_elsewhere() {
-        let mut f = Frontier::default();
         // A page with untried actions (0) opens a dialog (1) that only closes back to it,
         // and leads to a form (2) that goes on to a result page (3) and back home.
-        f.record(PageId(0), click(0), PageId(1));
-        f.record(PageId(1), click(0), PageId(0));
-        f.record(PageId(0), click(1), PageId(2));
-        f.record(PageId(2), click(0), PageId(3));
-        f.record(PageId(2), click(1), PageId(0));
+        let mut f = map(&[(0, 0, 1), (1, 0, 0), (0, 1, 2), (2, 0, 3), (2, 1, 0)]);
         f.set_promise(PageId(0), 0.5);
         f.set_promise(PageId(1), 0.05);
         f.set_promise(PageId(2), 0.1);
@@ -242,11 +246,8 @@ mod tests {
 
     #[test]
     fn a_route_by_mass_is_worth_what_exceeds_the_page_s_own() {
-        let mut f = Frontier::default();
         // A list (1) and home (0) lead to each other; home also leads to a cart (2).
-        f.record(PageId(0), click(0), PageId(1));
-        f.record(PageId(1), click(0), PageId(0));
-        f.record(PageId(0), click(1), PageId(2));
+        let mut f = map(&[(0, 0, 1), (1, 0, 0), (0, 1, 2)]);
         f.set_mass(PageId(0), 3.0);
         f.set_mass(PageId(1), 0.0);
         f.set_mass(PageId(2), 1.0);
