@@ -481,10 +481,12 @@ impl QNetwork {
         let mut actions: Vec<&[f32]> = Vec::new();
         let mut values = Vec::new();
         let mut ranges = Vec::with_capacity(entries.len());
-        for e in entries {
+        // The entry and candidate behind each row to evaluate, in row order.
+        let mut fresh: Vec<(usize, usize)> = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
             let s = e.next_state.as_ref();
             let start = values.len();
-            for a in &e.next_actions {
+            for (j, a) in e.next_actions.iter().enumerate() {
                 let a = a.as_ref();
                 let key = (slot_of(s), slot_of(a));
                 let value = match self.cache.values.get(&key) {
@@ -492,6 +494,7 @@ impl QNetwork {
                     _ => Value::Row(*rows.entry(key).or_insert_with(|| {
                         state_of.push(states.id(s));
                         actions.push(a);
+                        fresh.push((i, j));
                         actions.len() - 1
                     })),
                 };
@@ -505,15 +508,12 @@ impl QNetwork {
         };
         let q = self.q_values_with(weights, &states.items, &state_of, &actions)?;
         if frozen {
-            for (key, &row) in &rows {
-                self.cache.values.insert(*key, q[row]);
-            }
-            for e in entries {
-                self.cache
-                    .keep(slot_of(e.next_state.as_ref()), &e.next_state);
-                for a in &e.next_actions {
-                    self.cache.keep(slot_of(a.as_ref()), a);
-                }
+            for (&(i, j), &value) in fresh.iter().zip(&q) {
+                let (s, a) = (&entries[i].next_state, &entries[i].next_actions[j]);
+                let (at_s, at_a) = (slot_of(s.as_ref()), slot_of(a.as_ref()));
+                self.cache.values.insert((at_s, at_a), value);
+                self.cache.keep(at_s, s);
+                self.cache.keep(at_a, a);
             }
         }
         let (lo, hi) = self.config.reward_range;
