@@ -382,7 +382,8 @@ impl QNetwork {
     }
 
     /// Retrains on memory entries (Section 3.4.2): computes every entry's `Q_target`
-    /// (Eq. 3, discount `gamma`) with the network as it is, then runs
+    /// (Eq. 3, discount `gamma`) with the network as it is, or with its frozen copy
+    /// ([`QNetworkConfig::target_every`]), then runs
     /// [`QNetworkConfig::epochs`] passes of shuffled mini-batches.
     ///
     /// States and candidate actions are recognised as shared when they are the same
