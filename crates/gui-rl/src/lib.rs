@@ -54,5 +54,6 @@ pub use qnet::{FitReport, QBatch, QNetwork, QNetworkConfig};
 pub use reader::{ScreenRead, ScreenReader, page_view};
 pub use reward::{curiosity_reward, q_target};
 pub use sequences::{
-    COMMAND_SLACK, CommandSequences, Control, StepOutcome, TRIPLE_COMMANDS, same_control,
+    COMMAND_SLACK, CommandSequences, Control, StepOutcome, TRIPLE_COMMANDS, VALUE_RENEWALS,
+    same_control,
 };
