@@ -137,6 +137,11 @@ struct Cli {
     /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
+    /// Decide without waiting for a retraining in flight: each decision uses the network
+    /// of the last retraining that has finished. The device never waits for learning,
+    /// but the seed no longer fixes the run.
+    #[arg(long)]
+    train_async: bool,
     /// Most transitions the exploration memory keeps; the oldest go first. Bounds the
     /// agent's memory use in long runs (about 1.2 KiB per transition).
     #[arg(long, default_value_t = gui_rl::MemoryConfig::default().capacity as u64, value_parser = clap::value_parser!(u64).range(1..))]
@@ -199,6 +204,7 @@ fn main() -> Result<()> {
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,
+        train_async: cli.train_async,
         learning_rate: cli.learning_rate,
         target_every: cli.target_every,
         ..AgentConfig::default()

@@ -231,6 +231,15 @@ pub struct AgentConfig {
     pub print_pages: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
+    /// Decide without waiting for a retraining in flight. A decision then uses the
+    /// network of the last retraining that has finished, and the next one starts once
+    /// that one is done and [`train_every`](Self::train_every) steps have passed, so
+    /// the device never waits for learning. Which network a decision sees then
+    /// depends on timing: a run is no longer fixed by its seed. Default `false`: every
+    /// decision waits for the network trained on all transitions but the one it
+    /// closes. Worth it where timing varies anyway (the AdaT throttle) and device
+    /// steps are short next to a retraining.
+    pub train_async: bool,
     /// Memory entries per retraining: the newest half and a random half of the rest
     /// (Section 3.4.2). 64, one batch of the paper's size.
     pub train_samples: usize,
@@ -295,6 +304,7 @@ impl Default for AgentConfig {
             anchor_match: true,
             print_pages: false,
             train_every: 1,
+            train_async: false,
             train_samples: 64,
             hidden: q.hidden,
             learning_rate: q.learning_rate,
@@ -616,6 +626,12 @@ pub struct PirlAgent {
     /// `None` while a retraining runs on `training`.
     network: Option<QNetwork>,
     training: Option<std::thread::JoinHandle<(QNetwork, Result<FitReport>, f64)>>,
+    /// With [`AgentConfig::train_async`]: a copy of the network's weights, for the
+    /// decisions made while it retrains.
+    acting: Option<QNetwork>,
+    /// With [`AgentConfig::train_async`]: a retraining came due while another was in
+    /// flight; it starts once that one has finished.
+    training_due: bool,
     rng: ChaCha8Rng,
     /// Which actions showed a new screen so far.
     prior: EffectPrior,
@@ -717,6 +733,8 @@ impl PirlAgent {
             screens_seen: HashSet::new(),
             network: Some(network),
             training: None,
+            acting: None,
+            training_due: false,
             pending: Vec::new(),
             pointer: Vec::new(),
             dialog: Vec::new(),
@@ -908,13 +926,18 @@ impl PirlAgent {
             }
         };
         let t = Instant::now();
-        self.join_training()?;
+        if self.config.train_async {
+            self.collect_training()?;
+        } else {
+            self.join_training()?;
+        }
         self.stats.timings.train_ms += ms(t);
         let t = Instant::now();
         let network = self
             .network
             .as_ref()
-            .expect("present once training is joined");
+            .or(self.acting.as_ref())
+            .expect("the network, or its copy while it retrains");
         let action = if candidates.actions.is_empty() {
             // Nothing detected and no page or system action enabled: going back is the
             // one move every platform has.
@@ -1105,7 +1128,16 @@ impl PirlAgent {
         };
         self.stats.timings.choose_ms += ms(t);
         self.stats.decisions += 1;
-        if train {
+        if self.config.train_async {
+            self.training_due |= train;
+            if self.training_due && self.training.is_none() {
+                self.training_due = false;
+                let t = Instant::now();
+                self.acting = Some(self.network.as_ref().expect("joined").weights_copy()?);
+                self.stats.timings.train_ms += ms(t);
+                self.start_training()?;
+            }
+        } else if train {
             self.start_training()?;
         }
         Ok(action)
@@ -1290,6 +1322,15 @@ impl PirlAgent {
         Ok(())
     }
 
+    /// Takes the network back from a retraining that has finished, without waiting for
+    /// one still running ([`AgentConfig::train_async`]).
+    fn collect_training(&mut self) -> Result<()> {
+        if self.training.as_ref().is_some_and(|h| h.is_finished()) {
+            self.join_training()?;
+        }
+        Ok(())
+    }
+
     /// Waits for a retraining in flight and takes its network back.
     fn join_training(&mut self) -> Result<()> {
         if let Some(handle) = self.training.take() {
@@ -1298,6 +1339,7 @@ impl PirlAgent {
                 message: "the Q-network training panicked".to_owned(),
             })?;
             self.network = Some(network);
+            self.acting = None;
             let report = report?;
             self.stats.retrainings += 1;
             self.stats.last_loss = report.last_loss;

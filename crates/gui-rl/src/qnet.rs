@@ -300,7 +300,35 @@ impl QNetwork {
 
     /// Number of learnt values.
     pub fn parameter_count(&self) -> usize {
-        self.params.iter().map(|p| p.m.len()).sum()
+        self.params.iter().map(|p| p.value.elem_count()).sum()
+    }
+
+    /// A copy of the learnt weights, to choose actions with while this network retrains
+    /// on another thread. Adam's moments are not copied: training the copy starts them
+    /// afresh, as after [`load`](Self::load). Nor is the frozen target network.
+    pub fn weights_copy(&self) -> Result<QNetwork> {
+        let params = self
+            .params
+            .iter()
+            .map(|p| {
+                Ok(Param {
+                    name: p.name.clone(),
+                    value: p.value.copy()?,
+                    m: Vec::new(),
+                    v: Vec::new(),
+                })
+            })
+            .collect::<candle_core::Result<_>>()
+            .map_err(candle("weights copy"))?;
+        Ok(QNetwork {
+            config: self.config.clone(),
+            params,
+            adam_steps: self.adam_steps,
+            rng: self.rng.clone(),
+            target: None,
+            fits_since_copy: 0,
+            cache: TargetCache::default(),
+        })
     }
 
     /// Adam steps taken so far (kept across save and load).
@@ -646,6 +674,12 @@ impl QNetwork {
         let lr = self.config.learning_rate as f32;
         for (param, grad) in self.params.iter_mut().zip(grads) {
             let grad = grad.contiguous().map_err(candle("gradient"))?;
+            // A weights copy has no moments yet.
+            let n = param.value.elem_count();
+            if param.m.len() != n {
+                param.m = vec![0.0; n];
+                param.v = vec![0.0; n];
+            }
             let op = AdamUpdate {
                 m: Mutex::new(&mut param.m),
                 v: Mutex::new(&mut param.v),
@@ -1005,6 +1039,30 @@ mod tests {
         assert_eq!(bounded, 1);
         net.params[last].value = Tensor::new(&[-1000f32], &Device::Cpu).unwrap();
         assert_eq!(net.targets(&[&entry], 0.9).unwrap(), (vec![1.0], 1, 1));
+    }
+
+    /// A weights copy answers as the network does, stays as it was while the network
+    /// trains on, and can itself be trained (its Adam moments start at zero).
+    #[test]
+    fn a_weights_copy_answers_alike_and_stays_apart() {
+        let (states, acts, entries) = cycle(3, 4, 5, 24, |i| if i % 2 == 0 { 1.0 } else { 0.0 });
+        let refs: Vec<_> = entries.iter().collect();
+        let mut net = small(4);
+        net.fit(&refs, 0.5).unwrap();
+        let ask = |n: &QNetwork| n.q_values(&states[1], &[&acts[0], &acts[2]]).unwrap();
+        let mut copy = net.weights_copy().unwrap();
+        assert_eq!(ask(&copy), ask(&net));
+        assert_eq!(copy.parameter_count(), net.parameter_count());
+        let before = ask(&copy);
+        net.fit(&refs, 0.5).unwrap();
+        assert_eq!(ask(&copy), before);
+        assert_ne!(ask(&net), before);
+        let report = copy.fit(&refs, 0.5).unwrap();
+        assert!(
+            report.last_loss.is_finite() && report.gradient_steps > 0,
+            "{report:?}"
+        );
+        assert_ne!(ask(&copy), before);
     }
 
     /// Next-state values kept from the frozen copy are the values it gives when asked

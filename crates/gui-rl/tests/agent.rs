@@ -42,6 +42,32 @@ fn the_same_screen_is_one_page_and_each_step_is_remembered() {
     assert_eq!(a.stats().pages, 2);
 }
 
+/// Learning in the background: decisions go on while a retraining runs, every step is
+/// still remembered, and the network the run ends with has been trained.
+#[test]
+fn background_learning_keeps_every_step_and_trains() {
+    let mut a = PirlAgent::new(AgentConfig {
+        seed: 7,
+        train_async: true,
+        ..AgentConfig::default()
+    })
+    .unwrap();
+    let decisions = 12;
+    for i in 0..decisions {
+        a.decide(&screen(1 + i % 3), Platform::Web, &ActionKind::ALL)
+            .unwrap();
+    }
+    let stats = a.stats();
+    assert_eq!(stats.decisions, decisions);
+    assert_eq!(stats.memory, decisions as usize - 1);
+    assert!(
+        (1..decisions).contains(&stats.retrainings),
+        "{} retrainings",
+        stats.retrainings
+    );
+    assert!(a.network().unwrap().adam_steps() > 0);
+}
+
 #[test]
 fn a_restart_starts_a_new_episode() {
     let mut a = agent();
