@@ -282,6 +282,10 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     let report = std::fs::read_to_string(first.join("report.html")).unwrap();
     assert!(report.contains("pirltest seed 2: 6 steps"), "{report:.400}");
     assert!(stdout.contains("report.html"), "{stdout}");
+    // A fixed throttle: decisions wait for learning, so the seed fixes the run.
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(first.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["meta"]["agent"]["train_async"], false, "{run}");
 
     let second = dir.path().join("second");
     let out = pirltest(&[
@@ -293,6 +297,8 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
         "0",
         "--model-in",
         model.to_str().unwrap(),
+        "--training",
+        "background",
         "--out",
         second.to_str().unwrap(),
     ]);
@@ -300,6 +306,7 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     let run: serde_json::Value =
         serde_json::from_slice(&std::fs::read(second.join("run.json")).unwrap()).unwrap();
     assert!(run.to_string().contains("q_network.safetensors"), "{run}");
+    assert_eq!(run["meta"]["agent"]["train_async"], true, "{run}");
 
     // The same network goes on learning on another platform: a desktop program under
     // Xvfb (the agent sees only pixels, so nothing in the model is platform-bound).

@@ -137,11 +137,13 @@ struct Cli {
     /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
-    /// Decide without waiting for a retraining in flight: each decision uses the network
-    /// of the last retraining that has finished. The device never waits for learning,
-    /// but the seed no longer fixes the run.
-    #[arg(long)]
-    train_async: bool,
+    /// `wait`: each decision waits for the retraining in flight, so the seed fixes the
+    /// run. `background`: a decision uses the network of the last retraining that has
+    /// finished, and the device never waits for learning. `auto` (the default):
+    /// `background` under a throttle that waits on the screen (adat, consecutive), whose
+    /// runs the seed does not fix anyway, `wait` under a fixed one.
+    #[arg(long, value_enum, default_value_t = Training::Auto)]
+    training: Training,
     /// Most transitions the exploration memory keeps; the oldest go first. Bounds the
     /// agent's memory use in long runs (about 1.2 KiB per transition).
     #[arg(long, default_value_t = gui_rl::MemoryConfig::default().capacity as u64, value_parser = clap::value_parser!(u64).range(1..))]
@@ -152,6 +154,14 @@ struct Cli {
     /// With -v, log the agent's state every this many steps (0: never).
     #[arg(long, default_value_t = 10)]
     progress: u64,
+}
+
+/// `--training`: when the agent's decisions wait for learning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Training {
+    Auto,
+    Wait,
+    Background,
 }
 
 /// `--idle-reward`: a finite number, or `off`.
@@ -204,7 +214,11 @@ fn main() -> Result<()> {
         // The learner retrains once per round of all workers: as often per unit of time
         // as with one worker, which is what the cores can give it.
         train_every: cli.train_every * cli.run.workers as usize,
-        train_async: cli.train_async,
+        train_async: match cli.training {
+            Training::Auto => cli.run.throttle.waits_on_screen(),
+            Training::Wait => false,
+            Training::Background => true,
+        },
         learning_rate: cli.learning_rate,
         target_every: cli.target_every,
         ..AgentConfig::default()

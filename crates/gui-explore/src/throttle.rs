@@ -464,6 +464,12 @@ impl ThrottleSpec {
     pub fn needs_judge(&self) -> bool {
         matches!(self, ThrottleSpec::Adaptive { .. })
     }
+
+    /// Whether the wait depends on what the screen shows and when (every policy but a
+    /// fixed wait), so that a run under it is not fixed by its seed.
+    pub fn waits_on_screen(&self) -> bool {
+        !matches!(self, ThrottleSpec::Fixed(_))
+    }
 }
 
 impl fmt::Display for ThrottleSpec {
@@ -772,6 +778,9 @@ mod tests {
             assert_eq!(parsed, spec, "{text}");
             assert_eq!(parsed.to_string(), shown);
             assert_eq!(shown.parse::<ThrottleSpec>().unwrap(), spec);
+            // Only a fixed wait leaves the run to the seed.
+            let fixed = matches!(spec, ThrottleSpec::Fixed(_));
+            assert_eq!(parsed.waits_on_screen(), !fixed, "{text}");
         }
         assert_eq!(
             "adat:700".parse::<ThrottleSpec>().unwrap().max_wait(),
