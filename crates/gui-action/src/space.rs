@@ -86,7 +86,8 @@ impl Default for ActionSpaceConfig {
         Self {
             enabled: ActionKind::ALL.into_iter().collect(),
             // A word submitted with Enter (a trailing newline presses it), a number and
-            // an email address.
+            // an email address. The PIRLTest agent types them into each field in this
+            // order: Enter submits a form while its fields still hold invalid values.
             texts: vec![
                 "hello\n".to_owned(),
                 "12345".to_owned(),

@@ -23,7 +23,7 @@ use gui_core::{
 };
 use gui_layout::{LayoutConfig, LayoutEmbedder, TreeLabels, characterise};
 use gui_vision::{EmbedConfig, ExtractConfig, Vision, VisionConfig, WidgetCnn};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -435,12 +435,11 @@ pub const MAX_KNOWN_WIDGETS: usize = 256;
 struct KnownWidget {
     rect: Rect,
     kind: WidgetKind,
-    /// Index into the action space's texts of its first `input`.
-    text: usize,
     /// How many times `input` was chosen on it. Each time it types the next of the
-    /// action space's texts, so that a field gets every text over the run: a field that
-    /// drew "12345" first still gets the text that ends with Enter. The candidate keeps
-    /// the embedding made with the first text, so it stays one action of the page.
+    /// action space's texts, in their order, so that a field gets every text over the
+    /// run: first the word with Enter (which submits a form or adds an item), the
+    /// valid email address last. The candidate keeps the embedding made with the first
+    /// text, so it stays one action of the page.
     typed: usize,
     /// One per candidate of the widget, in the action space's order.
     embeddings: Vec<Arc<[f32]>>,
@@ -1515,12 +1514,10 @@ impl PirlAgent {
             let (index, actions) = match best {
                 Some(j) => {
                     let known = &self.pages[page.0].widgets[j];
-                    let text = known.text + known.typed;
-                    (j, space.widget_candidates(widget, text))
+                    (j, space.widget_candidates(widget, known.typed))
                 }
                 None => {
-                    let text = self.rng.random_range(0..space.config().texts.len().max(1));
-                    let actions = space.widget_candidates(widget, text);
+                    let actions = space.widget_candidates(widget, 0);
                     let embeddings = actions
                         .iter()
                         .map(|a| self.embed(a, Some(emb)))
@@ -1528,7 +1525,6 @@ impl PirlAgent {
                     self.pages[page.0].widgets.push(KnownWidget {
                         rect: widget.rect,
                         kind: widget.kind,
-                        text,
                         typed: 0,
                         embeddings,
                     });
@@ -1786,7 +1782,6 @@ mod tests {
             .map(|&(rect, kind)| KnownWidget {
                 rect,
                 kind,
-                text: 0,
                 typed: 0,
                 embeddings: Vec::new(),
             })
