@@ -144,10 +144,6 @@ struct Cli {
     /// runs the seed does not fix anyway, `wait` under a fixed one.
     #[arg(long, value_enum, default_value_t = Training::Auto)]
     training: Training,
-    /// Right after text typed into a field shows, click the button beside the field (on
-    /// its row to its right, or just below it): Apply after a coupon code.
-    #[arg(long)]
-    field_button: bool,
     /// Most transitions the exploration memory keeps; the oldest go first. Bounds the
     /// agent's memory use in long runs (about 1.2 KiB per transition).
     #[arg(long, default_value_t = gui_rl::MemoryConfig::default().capacity as u64, value_parser = clap::value_parser!(u64).range(1..))]
@@ -223,7 +219,6 @@ fn main() -> Result<()> {
             Training::Wait => false,
             Training::Background => true,
         },
-        field_button: cli.field_button,
         learning_rate: cli.learning_rate,
         target_every: cli.target_every,
         ..AgentConfig::default()

@@ -240,10 +240,6 @@ pub struct AgentConfig {
     /// closes. Worth it where timing varies anyway (the AdaT throttle) and device
     /// steps are short next to a retraining.
     pub train_async: bool,
-    /// Right after text typed into a field showed on the screen, click the button
-    /// beside the field (on its row, to its right, or just below it), as a person
-    /// presses the Apply next to the coupon they typed. Default `false`.
-    pub field_button: bool,
     /// Memory entries per retraining: the newest half and a random half of the rest
     /// (Section 3.4.2). 64, one batch of the paper's size.
     pub train_samples: usize,
@@ -309,7 +305,6 @@ impl Default for AgentConfig {
             print_pages: false,
             train_every: 1,
             train_async: false,
-            field_button: false,
             train_samples: 64,
             hidden: q.hidden,
             learning_rate: q.learning_rate,
@@ -426,10 +421,6 @@ pub struct AgentStats {
     /// ([`AgentConfig::sequence_budget`]).
     #[serde(default)]
     pub sequence_steps: u64,
-    /// Decisions that clicked the button beside a field just typed into
-    /// ([`AgentConfig::field_button`]).
-    #[serde(default)]
-    pub field_button_steps: u64,
     pub timings: AgentTimings,
 }
 
@@ -681,9 +672,6 @@ pub struct PirlAgent {
     /// Each worker's decisions since its last step that showed something new
     /// ([`AgentConfig::stall_steps`]).
     stall: Vec<Option<u32>>,
-    /// The field each worker's last action typed into, when the text showed and the
-    /// worker stayed on its page ([`AgentConfig::field_button`]).
-    typed_field: Vec<Option<Rect>>,
 }
 
 impl std::fmt::Debug for PirlAgent {
@@ -755,7 +743,6 @@ impl PirlAgent {
             resize_leads: HashMap::new(),
             command: Vec::new(),
             stall: Vec::new(),
-            typed_field: Vec::new(),
             command_promise: HashMap::new(),
             runs: Vec::new(),
             since_training: 0,
@@ -854,9 +841,6 @@ impl PirlAgent {
         }
         if let Some(c) = self.command.get_mut(worker) {
             *c = None;
-        }
-        if let Some(f) = self.typed_field.get_mut(worker) {
-            *f = None;
         }
     }
 
@@ -1061,20 +1045,12 @@ impl PirlAgent {
             let ordered = controls
                 .as_deref()
                 .and_then(|c| self.sequences.next(run, c, &mut self.rng));
-            let beside = slot(&mut self.typed_field, worker)
-                .take()
-                .filter(|_| self.config.field_button)
-                .and_then(|field| button_beside(field, &candidates.actions));
-            let i = match (beside, ordered) {
-                (Some(i), _) => {
-                    self.stats.field_button_steps += 1;
-                    i
-                }
-                (None, Some(i)) => {
+            let i = match ordered {
+                Some(i) => {
                     self.stats.sequence_steps += 1;
                     i
                 }
-                (None, None) => BoltzmannPolicy::draw(&p, &mut self.rng)?,
+                None => BoltzmannPolicy::draw(&p, &mut self.rng)?,
             };
             if tracing::enabled!(tracing::Level::DEBUG) {
                 let (lo, hi) = q
@@ -1635,10 +1611,6 @@ impl PirlAgent {
         if !changed {
             self.stats.idle_steps += 1;
         }
-        *slot(&mut self.typed_field, worker) = prev
-            .target
-            .filter(|_| changed && page == prev.page && prev.kind == ActionKind::Input)
-            .map(|(r, _)| r);
         // The prior learns which actions show something new: a text selection that comes
         // and goes, or a dialog opened for the tenth time, changes pixels but no longer
         // shows anything the run has not seen.
@@ -1729,35 +1701,6 @@ fn clicked_button(action: &Action) -> Option<Control> {
     clicks_a_button(action.kind, Some(w.kind)).then_some((w.rect, w.kind))
 }
 
-/// The candidate that clicks the button nearest beside `field`: on the field's row
-/// (its middle within the field's height) and at most two field heights to its right,
-/// or just below it (overlapping its columns, at most one field height under it).
-fn button_beside(field: Rect, actions: &[Action]) -> Option<usize> {
-    let reach = 2 * field.height as i32;
-    let mut best: Option<((u8, i32), usize)> = None;
-    for (i, a) in actions.iter().enumerate() {
-        let Some((b, _)) = clicked_button(a) else {
-            continue;
-        };
-        let middle = b.center().y;
-        let right = b.x - field.right();
-        let below = b.y - field.bottom();
-        let overlaps = b.x < field.right() && b.right() > field.x;
-        // Buttons on the row come before those below, the nearer first.
-        let place = if (field.y..field.bottom()).contains(&middle) && (0..=reach).contains(&right) {
-            (0, right)
-        } else if overlaps && (0..=field.height as i32).contains(&below) {
-            (1, below)
-        } else {
-            continue;
-        };
-        if best.is_none_or(|(p, _)| place < p) {
-            best = Some((place, i));
-        }
-    }
-    best.map(|(_, i)| i)
-}
-
 /// `worker`'s entry of a per-worker list, grown with `None`s to reach it.
 fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
     if list.len() <= worker {
@@ -1830,45 +1773,6 @@ mod tests {
             aim: Aim::default(),
             command: None,
         }
-    }
-
-    /// The button beside a field is the nearest one on its row to its right, else the
-    /// one just under it; a right click on it, a label beside it, a button far off or
-    /// one above the field are not.
-    #[test]
-    fn the_button_beside_a_field_is_on_its_row_or_just_below() {
-        let field = Rect::new(197, 383, 240, 40);
-        let on = |kind, rect, widget| Action::on(kind, Widget::new(rect, widget, 1.0));
-        let button = |x, y| {
-            on(
-                ActionKind::Click,
-                Rect::new(x, y, 120, 40),
-                WidgetKind::Button,
-            )
-        };
-        let mut actions = vec![
-            on(
-                ActionKind::RightClick,
-                Rect::new(445, 383, 120, 40),
-                WidgetKind::Button,
-            ),
-            on(
-                ActionKind::Click,
-                Rect::new(445, 383, 60, 40),
-                WidgetKind::TextView,
-            ),
-            button(197, 330), // above
-            button(197, 430), // under, 7 px down
-            button(600, 383), // on the row, 163 px right: too far
-            button(500, 390), // on the row, 63 px right
-        ];
-        assert_eq!(button_beside(field, &actions), Some(5));
-        actions.push(button(449, 382));
-        assert_eq!(button_beside(field, &actions), Some(6));
-        actions.truncate(5);
-        assert_eq!(button_beside(field, &actions), Some(3));
-        actions.truncate(3);
-        assert_eq!(button_beside(field, &actions), None);
     }
 
     /// Known widgets at these boxes, with no texts or embeddings.
