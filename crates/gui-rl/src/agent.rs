@@ -606,6 +606,26 @@ fn variants(actions: &[Action]) -> Vec<u32> {
         .collect()
 }
 
+/// The nice value of the threads of background retrainings
+/// ([`AgentConfig::train_async`]): at 10 the scheduler gives a busy thread of the
+/// default priority about nine times their share, so reading the screen, choosing
+/// and the browser go first and learning takes the CPU time left over.
+pub const TRAINING_NICE: i32 = 10;
+
+/// Sets the calling thread's nice value, on Linux where it is a property of each thread.
+/// A failure leaves the priority as it was: only timing depends on it.
+#[allow(unsafe_code)]
+fn lower_priority(nice: i32) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `gettid` has no preconditions, and `setpriority` only reads its arguments.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}
+
 /// The PIRLTest exploration agent.
 pub struct PirlAgent {
     config: AgentConfig,
@@ -631,6 +651,9 @@ pub struct PirlAgent {
     /// With [`AgentConfig::train_async`]: a retraining came due while another was in
     /// flight; it starts once that one has finished.
     training_due: bool,
+    /// With [`AgentConfig::train_async`]: the threads retrainings run on, at a lower
+    /// scheduling priority than the rest of the process ([`TRAINING_NICE`]).
+    training_pool: Option<Arc<rayon::ThreadPool>>,
     rng: ChaCha8Rng,
     /// Which actions showed a new screen so far.
     prior: EffectPrior,
@@ -734,6 +757,7 @@ impl PirlAgent {
             training: None,
             acting: None,
             training_due: false,
+            training_pool: None,
             pending: Vec::new(),
             pointer: Vec::new(),
             dialog: Vec::new(),
@@ -1303,6 +1327,11 @@ impl PirlAgent {
             .into_iter()
             .cloned()
             .collect();
+        let pool = if self.config.train_async {
+            Some(self.training_pool()?)
+        } else {
+            None
+        };
         let mut network = self.network.take().expect("joined before");
         let gamma = self.config.gamma;
         let handle = std::thread::Builder::new()
@@ -1310,7 +1339,10 @@ impl PirlAgent {
             .spawn(move || {
                 let t = Instant::now();
                 let refs: Vec<&SharedEntry> = batch.iter().collect();
-                let report = network.fit(&refs, gamma);
+                let report = match pool {
+                    Some(pool) => pool.install(|| network.fit(&refs, gamma)),
+                    None => network.fit(&refs, gamma),
+                };
                 (network, report, ms(t))
             })
             .map_err(|e| Error::Input {
@@ -1319,6 +1351,27 @@ impl PirlAgent {
             })?;
         self.training = Some(handle);
         Ok(())
+    }
+
+    /// The pool background retrainings run on, made on first use: as many threads as
+    /// rayon's global pool, each at [`TRAINING_NICE`]. candle's matrix products and the
+    /// Adam pass use the pool they are called in, so a retraining no longer queues its
+    /// work beside the screen reading and choosing on the global pool, and it takes
+    /// only the CPU time they and the browser leave.
+    fn training_pool(&mut self) -> Result<Arc<rayon::ThreadPool>> {
+        if let Some(pool) = &self.training_pool {
+            return Ok(pool.clone());
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("q-network-training-{i}"))
+            .start_handler(|_| lower_priority(TRAINING_NICE))
+            .build()
+            .map_err(|e| Error::Input {
+                what: "training thread pool",
+                message: e.to_string(),
+            })?;
+        Ok(self.training_pool.insert(Arc::new(pool)).clone())
     }
 
     /// Takes the network back from a retraining that has finished, without waiting for
