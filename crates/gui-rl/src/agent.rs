@@ -1217,6 +1217,15 @@ impl PirlAgent {
                     .entry((prev.page, region.x.div_euclid(16), region.y.div_euclid(16)))
                     .or_insert(0);
                 *count += 1;
+                tracing::trace!(
+                    page = prev.page.0,
+                    x = region.x,
+                    y = region.y,
+                    width = region.width,
+                    height = region.height,
+                    sights = *count,
+                    "sight"
+                );
                 new |= cap == 0 || *count <= cap;
             }
         }
@@ -1675,6 +1684,7 @@ impl PirlAgent {
             changed && after.first_sight
         };
         self.stats.novel_steps += u64::from(novel);
+        tracing::debug!(from = prev.page.0, to = page.0, changed, novel, "closed");
         let stall = slot(&mut self.stall, worker);
         *stall = Some(if novel { 0 } else { stall.unwrap_or(0) + 1 });
         // Resizes are not learnt: at another size every page is new once, which would
