@@ -612,15 +612,20 @@ fn variants(actions: &[Action]) -> Vec<u32> {
 /// and the browser go first and learning takes the CPU time left over.
 pub const TRAINING_NICE: i32 = 10;
 
-/// Sets the calling thread's nice value, on Linux where it is a property of each thread.
-/// A failure leaves the priority as it was: only timing depends on it.
+/// Raises the calling thread's nice value to `nice` (on Linux, where it is a property of
+/// each thread), and leaves a higher one as it is. A failure leaves the priority as it
+/// was: only timing depends on it.
 #[allow(unsafe_code)]
 fn lower_priority(nice: i32) {
     #[cfg(target_os = "linux")]
-    // SAFETY: `gettid` has no preconditions, and `setpriority` only reads its arguments.
+    // SAFETY: `gettid` has no preconditions, and `getpriority` and `setpriority` only
+    // read their arguments.
     unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice);
+        let tid = libc::gettid() as libc::id_t;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if now < nice {
+            libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = nice;
@@ -1961,6 +1966,41 @@ mod tests {
     /// An agent with `config` and seed 5, the tests' seed.
     fn agent_with(config: AgentConfig) -> PirlAgent {
         PirlAgent::new(AgentConfig { seed: 5, ..config }).unwrap()
+    }
+
+    /// The calling thread's nice value.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn nice_here() -> i32 {
+        // SAFETY: `gettid` has no preconditions, and `getpriority` only reads its
+        // arguments.
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    }
+
+    /// Background retrainings run on threads of their own at `TRAINING_NICE`, as many
+    /// as the global pool has, and the threads that read and choose keep their priority.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn background_retrainings_run_at_a_lower_priority() {
+        let mut a = agent_with(AgentConfig {
+            train_async: true,
+            ..AgentConfig::default()
+        });
+        let before = nice_here();
+        let pool = a.training_pool().unwrap();
+        assert_eq!(pool.current_num_threads(), rayon::current_num_threads());
+        let nices: Vec<i32> = pool.broadcast(|_| nice_here());
+        assert!(
+            nices.iter().all(|n| *n == TRAINING_NICE.max(before)),
+            "{nices:?}"
+        );
+        assert_eq!(nice_here(), before);
+        assert_eq!(
+            rayon::broadcast(|_| nice_here()),
+            vec![before; rayon::current_num_threads()]
+        );
+        // The same pool serves every retraining.
+        assert!(Arc::ptr_eq(&pool, &a.training_pool().unwrap()));
     }
 
     #[test]
