@@ -612,19 +612,24 @@ fn variants(actions: &[Action]) -> Vec<u32> {
 /// and the browser go first and learning takes the CPU time left over.
 pub const TRAINING_NICE: i32 = 10;
 
-/// Raises the calling thread's nice value to `nice` (on Linux, where it is a property of
-/// each thread), and leaves a higher one as it is. A failure leaves the priority as it
-/// was: only timing depends on it.
+/// The calling thread's nice value (on Linux, where it is a property of each thread).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn thread_nice() -> i32 {
+    // SAFETY: `gettid` has no preconditions, and `getpriority` only reads its arguments.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+}
+
+/// Raises the calling thread's nice value to `nice`, and leaves a higher one as it is.
+/// A failure leaves the priority as it was: only timing depends on it.
 #[allow(unsafe_code)]
 fn lower_priority(nice: i32) {
     #[cfg(target_os = "linux")]
-    // SAFETY: `gettid` has no preconditions, and `getpriority` and `setpriority` only
-    // read their arguments.
-    unsafe {
-        let tid = libc::gettid() as libc::id_t;
-        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-        if now < nice {
-            libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+    if thread_nice() < nice {
+        // SAFETY: `gettid` has no preconditions, and `setpriority` only reads its
+        // arguments.
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice);
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -1333,7 +1338,8 @@ impl PirlAgent {
     /// Retrains on a batch from the memory on another thread, so the learning overlaps
     /// the device's work on the chosen action. The next decision waits for it, so runs do
     /// not depend on timing: each decision uses the network trained on every transition
-    /// but the one it closes.
+    /// but the one it closes. With [`AgentConfig::train_async`] no decision waits, and
+    /// the work runs in the [`training_pool`](Self::training_pool).
     fn start_training(&mut self) -> Result<()> {
         let batch: Vec<SharedEntry> = self
             .memory
@@ -1968,15 +1974,6 @@ mod tests {
         PirlAgent::new(AgentConfig { seed: 5, ..config }).unwrap()
     }
 
-    /// The calling thread's nice value.
-    #[cfg(target_os = "linux")]
-    #[allow(unsafe_code)]
-    fn nice_here() -> i32 {
-        // SAFETY: `gettid` has no preconditions, and `getpriority` only reads its
-        // arguments.
-        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
-    }
-
     /// Background retrainings run on threads of their own at `TRAINING_NICE`, as many
     /// as the global pool has, and the threads that read and choose keep their priority.
     #[cfg(target_os = "linux")]
@@ -1986,17 +1983,17 @@ mod tests {
             train_async: true,
             ..AgentConfig::default()
         });
-        let before = nice_here();
+        let before = thread_nice();
         let pool = a.training_pool().unwrap();
         assert_eq!(pool.current_num_threads(), rayon::current_num_threads());
-        let nices: Vec<i32> = pool.broadcast(|_| nice_here());
+        let nices: Vec<i32> = pool.broadcast(|_| thread_nice());
         assert!(
             nices.iter().all(|n| *n == TRAINING_NICE.max(before)),
             "{nices:?}"
         );
-        assert_eq!(nice_here(), before);
+        assert_eq!(thread_nice(), before);
         assert_eq!(
-            rayon::broadcast(|_| nice_here()),
+            rayon::broadcast(|_| thread_nice()),
             vec![before; rayon::current_num_threads()]
         );
         // The same pool serves every retraining.
