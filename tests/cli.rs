@@ -577,6 +577,7 @@ fn monkey_and_pirltest_drive_an_android_app_through_adb() {
     let adb = root.join("crates/gui-driver/tests/fake_adb/adb");
     let app = root.join("crates/gui-driver/tests/data/android/app.json");
     let dir = tempfile::tempdir().unwrap();
+    let mut taps = 0;
     for bin in [env!("CARGO_BIN_EXE_monkey"), env!("CARGO_BIN_EXE_pirltest")] {
         let name = std::path::Path::new(bin).file_name().unwrap().to_owned();
         let run = dir.path().join(&name).join("run");
@@ -607,7 +608,10 @@ fn monkey_and_pirltest_drive_an_android_app_through_adb() {
             step["action"]["kind"] == "click"
         });
         assert!(!clicked || log.contains("shell input tap "), "{bin}: {log}");
+        taps += log.matches("shell input tap ").count();
     }
+    // Between them, the two runs took the tap path.
+    assert!(taps > 0);
 }
 
 #[test]

@@ -636,6 +636,24 @@ fn lower_priority(nice: i32) {
     let _ = nice;
 }
 
+/// The pool background retrainings run on ([`AgentConfig::train_async`]): as many
+/// threads as rayon's global pool, each at [`TRAINING_NICE`]. candle's matrix products
+/// and the Adam pass use the pool they are called in, so a retraining does not queue
+/// its work beside the screen reading and choosing on the global pool, and it takes only
+/// the CPU time they and the browser leave.
+fn training_pool() -> Result<Arc<rayon::ThreadPool>> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .thread_name(|i| format!("q-network-training-{i}"))
+        .start_handler(|_| lower_priority(TRAINING_NICE))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| Error::Input {
+            what: "training thread pool",
+            message: e.to_string(),
+        })
+}
+
 /// The PIRLTest exploration agent.
 pub struct PirlAgent {
     config: AgentConfig,
@@ -662,7 +680,7 @@ pub struct PirlAgent {
     /// flight; it starts once that one has finished.
     training_due: bool,
     /// With [`AgentConfig::train_async`]: the threads retrainings run on, at a lower
-    /// scheduling priority than the rest of the process ([`TRAINING_NICE`]).
+    /// scheduling priority than the rest of the process ([`training_pool`]).
     training_pool: Option<Arc<rayon::ThreadPool>>,
     rng: ChaCha8Rng,
     /// Which actions showed a new screen so far.
@@ -747,6 +765,7 @@ impl PirlAgent {
         let policy = BoltzmannPolicy::new(config.temperature)?
             .with_system_weight(config.system_weight)?
             .with_spread_scale(config.spread_scale);
+        let training_pool = config.train_async.then(training_pool).transpose()?;
         Ok(Self {
             store: PageStore::new(config.pages)?,
             memory: ExplorationMemory::new(config.memory)?,
@@ -767,7 +786,7 @@ impl PirlAgent {
             training: None,
             acting: None,
             training_due: false,
-            training_pool: None,
+            training_pool,
             pending: Vec::new(),
             pointer: Vec::new(),
             dialog: Vec::new(),
@@ -1339,7 +1358,7 @@ impl PirlAgent {
     /// the device's work on the chosen action. The next decision waits for it, so runs do
     /// not depend on timing: each decision uses the network trained on every transition
     /// but the one it closes. With [`AgentConfig::train_async`] no decision waits, and
-    /// the work runs in the [`training_pool`](Self::training_pool).
+    /// the work runs in the [`training_pool`].
     fn start_training(&mut self) -> Result<()> {
         let batch: Vec<SharedEntry> = self
             .memory
@@ -1347,11 +1366,7 @@ impl PirlAgent {
             .into_iter()
             .cloned()
             .collect();
-        let pool = if self.config.train_async {
-            Some(self.training_pool()?)
-        } else {
-            None
-        };
+        let pool = self.training_pool.clone();
         let mut network = self.network.take().expect("joined before");
         let gamma = self.config.gamma;
         let handle = std::thread::Builder::new()
@@ -1371,27 +1386,6 @@ impl PirlAgent {
             })?;
         self.training = Some(handle);
         Ok(())
-    }
-
-    /// The pool background retrainings run on, made on first use: as many threads as
-    /// rayon's global pool, each at [`TRAINING_NICE`]. candle's matrix products and the
-    /// Adam pass use the pool they are called in, so a retraining no longer queues its
-    /// work beside the screen reading and choosing on the global pool, and it takes
-    /// only the CPU time they and the browser leave.
-    fn training_pool(&mut self) -> Result<Arc<rayon::ThreadPool>> {
-        if let Some(pool) = &self.training_pool {
-            return Ok(pool.clone());
-        }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .thread_name(|i| format!("q-network-training-{i}"))
-            .start_handler(|_| lower_priority(TRAINING_NICE))
-            .build()
-            .map_err(|e| Error::Input {
-                what: "training thread pool",
-                message: e.to_string(),
-            })?;
-        Ok(self.training_pool.insert(Arc::new(pool)).clone())
     }
 
     /// Takes the network back from a retraining that has finished, without waiting for
@@ -1979,12 +1973,12 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn background_retrainings_run_at_a_lower_priority() {
-        let mut a = agent_with(AgentConfig {
+        let a = agent_with(AgentConfig {
             train_async: true,
             ..AgentConfig::default()
         });
         let before = thread_nice();
-        let pool = a.training_pool().unwrap();
+        let pool = a.training_pool.clone().expect("made with train_async");
         assert_eq!(pool.current_num_threads(), rayon::current_num_threads());
         let nices: Vec<i32> = pool.broadcast(|_| thread_nice());
         assert!(
@@ -1996,8 +1990,8 @@ mod tests {
             rayon::broadcast(|_| thread_nice()),
             vec![before; rayon::current_num_threads()]
         );
-        // The same pool serves every retraining.
-        assert!(Arc::ptr_eq(&pool, &a.training_pool().unwrap()));
+        // Without train_async there is none: the loop waits for learning anyway.
+        assert!(agent().training_pool.is_none());
     }
 
     #[test]
