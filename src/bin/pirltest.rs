@@ -86,6 +86,10 @@ struct Cli {
     /// twice at most. 0 turns it off.
     #[arg(long, default_value_t = AgentConfig::default().sequence_budget)]
     sequence_budget: u32,
+    /// Do not type into a screen's untyped text fields before its next command while its
+    /// commands run back to back (each field once; the default types first).
+    #[arg(long)]
+    no_fields_first: bool,
     /// When an action puts its page in a new state, start the page's count of executed
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
@@ -205,6 +209,7 @@ fn main() -> Result<()> {
         local_novelty: !cli.whole_screen_novelty,
         command_states: cli.command_states,
         sequence_budget: cli.sequence_budget,
+        fields_first: !cli.no_fields_first,
         state_reward: cli.state_reward,
         optimistic: !cli.no_optimistic,
         stall_steps: cli.stall_steps,

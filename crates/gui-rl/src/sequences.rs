@@ -37,15 +37,18 @@ pub const VALUE_RENEWALS: u32 = 2;
 /// A button as the screen shows it: its box and kind.
 pub type Control = (Rect, WidgetKind);
 
-/// Whether two controls are the same button: the same kind, every side within
-/// [`COMMAND_SLACK`].
+/// Whether two boxes are one widget's: every side within [`COMMAND_SLACK`].
+pub fn same_place(a: &Rect, b: &Rect) -> bool {
+    (a.x - b.x).abs() <= COMMAND_SLACK
+        && (a.y - b.y).abs() <= COMMAND_SLACK
+        && (a.width as i32 - b.width as i32).abs() <= COMMAND_SLACK
+        && (a.height as i32 - b.height as i32).abs() <= COMMAND_SLACK
+}
+
+/// Whether two controls are the same button: the same kind, in the same place
+/// ([`same_place`]).
 pub fn same_control(a: &Control, b: &Control) -> bool {
-    let (ra, rb) = (a.0, b.0);
-    a.1 == b.1
-        && (ra.x - rb.x).abs() <= COMMAND_SLACK
-        && (ra.y - rb.y).abs() <= COMMAND_SLACK
-        && (ra.width as i32 - rb.width as i32).abs() <= COMMAND_SLACK
-        && (ra.height as i32 - rb.height as i32).abs() <= COMMAND_SLACK
+    a.1 == b.1 && same_place(&a.0, &b.0)
 }
 
 /// What a step did, as [`CommandSequences::record`] needs it.
@@ -72,6 +75,8 @@ pub struct CommandSequences {
     covered: HashSet<(usize, usize, Option<usize>)>,
     /// Times each screen's orders started again, keyed like `spent`.
     renewed: HashMap<usize, u32>,
+    /// Text fields typed into, by screen (keyed like `spent`) and box.
+    typed: Vec<(usize, Rect)>,
 }
 
 impl CommandSequences {
@@ -85,6 +90,7 @@ impl CommandSequences {
             others: Vec::new(),
             covered: HashSet::new(),
             renewed: HashMap::new(),
+            typed: Vec::new(),
         }
     }
 
@@ -197,6 +203,56 @@ impl CommandSequences {
         });
     }
 
+    /// The screen's commands, when the worker's `run` is under way on it (its last
+    /// command is among those `candidates` click) and the screen's budget is not spent.
+    /// The first is the screen's key.
+    fn under_way(&self, run: &[usize], candidates: &[Option<Control>]) -> Option<Vec<usize>> {
+        let last = run.last()?;
+        let shown = Self::distinct(candidates.iter().flatten().filter_map(|c| self.index(c)));
+        // Without the last command the screen is another one.
+        let spent = self.spent.get(shown.first()?).copied().unwrap_or(0);
+        (shown.contains(last) && spent < self.budget).then_some(shown)
+    }
+
+    fn was_typed(&self, screen: usize, field: &Rect) -> bool {
+        self.typed
+            .iter()
+            .any(|(s, f)| *s == screen && same_place(f, field))
+    }
+
+    /// Text was typed into `field` on the screen whose candidates click `shown`.
+    pub fn field_typed(&mut self, shown: &[Option<Control>], field: Rect) {
+        let screen = shown.iter().flatten().filter_map(|c| self.index(c)).min();
+        if let Some(screen) = screen
+            && !self.was_typed(screen, &field)
+        {
+            self.typed.push((screen, field));
+        }
+    }
+
+    /// The candidate that types into a text field of the screen no text was typed into
+    /// yet, if the worker's `run` is under way there and the budget is not spent.
+    /// `fields` gives, per candidate, the text field it types into, if it does; the first
+    /// untyped one wins. What commands do often depends on what the fields hold (Apply
+    /// with a coupon code, Submit with an address), and a screen's orders can take its
+    /// whole budget before the policy types anything (the demo's cart, whose eight
+    /// commands were clicked 44 times in a row in one run). Counts the step against the
+    /// screen's budget.
+    pub fn field_first(
+        &mut self,
+        run: &[usize],
+        candidates: &[Option<Control>],
+        fields: &[Option<Rect>],
+    ) -> Option<usize> {
+        let screen = self.under_way(run, candidates)?[0];
+        let i = fields
+            .iter()
+            .position(|f| f.is_some_and(|f| !self.was_typed(screen, &f)))?;
+        self.typed.push((screen, fields[i]?));
+        *self.spent.entry(screen).or_default() += 1;
+        Some(i)
+    }
+
     /// The candidate to run next, if the worker's `run` is under way, the budget is not
     /// spent and some command among `candidates` (the button each candidate clicks, if it
     /// clicks one) completes an order not yet run or opens the way to one. A new pair
@@ -211,23 +267,14 @@ impl CommandSequences {
         candidates: &[Option<Control>],
         rng: &mut impl Rng,
     ) -> Option<usize> {
-        let &last = run.last()?;
+        let shown = self.under_way(run, candidates)?;
+        let (last, screen) = (run[run.len() - 1], shown[0]);
         let before = run.len().checked_sub(2).map(|i| run[i]);
         // The commands on this screen, by candidate.
         let on_screen: Vec<Option<usize>> = candidates
             .iter()
             .map(|c| c.as_ref().and_then(|c| self.index(c)))
             .collect();
-        let shown = Self::distinct(on_screen.iter().flatten().copied());
-        if !shown.contains(&last) {
-            // The last command is gone: the screen is another one.
-            return None;
-        }
-        // Each screen has its budget.
-        let screen = shown[0];
-        if self.spent.get(&screen).copied().unwrap_or(0) >= self.budget {
-            return None;
-        }
         let triples = shown.len() <= TRIPLE_COMMANDS;
         let new = |a: usize, b: usize, c: Option<usize>| !self.covered.contains(&(a, b, c));
         let mut best = 0;
@@ -475,6 +522,52 @@ mod tests {
         assert!(many.renewed.is_empty() && many.covered(&keys[0], &keys[1], None));
         many.values_set(&shown[..TRIPLE_COMMANDS]);
         assert!(!many.covered(&keys[0], &keys[1], None));
+    }
+
+    #[test]
+    fn an_untyped_field_is_typed_into_before_the_next_command_once() {
+        let (apply, checkout) = (button(449), button(600));
+        let (coupon, note) = (Rect::new(197, 383, 240, 40), Rect::new(197, 460, 240, 40));
+        let candidates = [Some(apply), Some(checkout), None, None];
+        let fields = [None, None, Some(coupon), Some(note)];
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut s = CommandSequences::new(30);
+        let mut run = Vec::new();
+        learn(&mut s, &[apply, checkout]);
+        // No run under way: the policy chooses, typing included.
+        assert_eq!(s.field_first(&run, &candidates, &fields), None);
+        s.record(&mut run, click(checkout, true));
+        // A run under way: the first untyped field comes before the next command.
+        assert_eq!(s.field_first(&run, &candidates, &fields), Some(2));
+        assert_eq!(s.spent(), 1);
+        // The typed text ends the run. The policy starts another; the coupon is not typed
+        // again, the note is, and then the orders go on.
+        s.record(&mut run, TICK);
+        s.record(&mut run, click(checkout, true));
+        assert_eq!(s.field_first(&run, &candidates, &fields), Some(3));
+        s.record(&mut run, TICK);
+        s.record(&mut run, click(checkout, true));
+        assert_eq!(s.field_first(&run, &candidates, &fields), None);
+        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        assert_eq!(candidates[i], Some(apply));
+        // A field the policy typed into counts as typed, on its own screen only: the
+        // same box on a screen with other commands is still to be typed into.
+        let mut t = CommandSequences::new(30);
+        let mut run = Vec::new();
+        learn(&mut t, &[apply, checkout]);
+        t.field_typed(&candidates, coupon);
+        t.record(&mut run, click(apply, true));
+        assert_eq!(t.field_first(&run, &candidates, &fields), Some(3));
+        let submit = (Rect::new(197, 600, 120, 42), WidgetKind::Button);
+        t.record(&mut run, TICK);
+        t.record(&mut run, click(submit, true));
+        let form = [Some(submit), None];
+        assert_eq!(t.field_first(&run, &form, &[None, Some(coupon)]), Some(1));
+        // Without a budget nothing is typed.
+        let mut off = CommandSequences::new(0);
+        let mut run = Vec::new();
+        off.record(&mut run, click(apply, true));
+        assert_eq!(off.field_first(&run, &candidates, &fields), None);
     }
 
     #[test]
