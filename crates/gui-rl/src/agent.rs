@@ -182,7 +182,7 @@ pub struct AgentConfig {
     pub sequence_budget: u32,
     /// While a run of commands is under way on a screen, a text field there that nothing
     /// was typed into yet is typed into before the next command
-    /// ([`CommandSequences::field_first`]), once per field; the step counts against
+    /// ([`CommandSequences::next`]), once per field; the step counts against
     /// [`sequence_budget`](Self::sequence_budget). What a command does often depends on
     /// what the fields hold, and without this a screen's orders could take its whole
     /// budget first: in nine demo runs, Apply came before any coupon was typed into the
@@ -1115,9 +1115,7 @@ impl PirlAgent {
                 } else {
                     Vec::new()
                 };
-                self.sequences
-                    .field_first(run, c, &fields)
-                    .or_else(|| self.sequences.next(run, c, &mut self.rng))
+                self.sequences.next(run, c, &fields, &mut self.rng)
             });
             let i = match ordered {
                 Some(i) => {

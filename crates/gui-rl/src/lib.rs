@@ -55,5 +55,5 @@ pub use reader::{ScreenRead, ScreenReader, page_view};
 pub use reward::{curiosity_reward, q_target};
 pub use sequences::{
     COMMAND_SLACK, CommandSequences, Control, StepOutcome, TRIPLE_COMMANDS, VALUE_RENEWALS,
-    same_control, same_place,
+    same_control,
 };

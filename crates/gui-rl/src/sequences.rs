@@ -203,17 +203,6 @@ impl CommandSequences {
         });
     }
 
-    /// The screen's commands, when the worker's `run` is under way on it (its last
-    /// command is among those `candidates` click) and the screen's budget is not spent.
-    /// The first is the screen's key.
-    fn under_way(&self, run: &[usize], candidates: &[Option<Control>]) -> Option<Vec<usize>> {
-        let last = run.last()?;
-        let shown = Self::distinct(candidates.iter().flatten().filter_map(|c| self.index(c)));
-        // Without the last command the screen is another one.
-        let spent = self.spent.get(shown.first()?).copied().unwrap_or(0);
-        (shown.contains(last) && spent < self.budget).then_some(shown)
-    }
-
     fn was_typed(&self, screen: usize, field: &Rect) -> bool {
         self.typed
             .iter()
@@ -230,51 +219,72 @@ impl CommandSequences {
         }
     }
 
-    /// The candidate that types into a text field of the screen no text was typed into
-    /// yet, if the worker's `run` is under way there and the budget is not spent.
-    /// `fields` gives, per candidate, the text field it types into, if it does; the first
+    /// The candidate to run next, if the worker's `run` is under way (its last command is
+    /// among those `candidates` click; the button each candidate clicks, if it clicks
+    /// one) and the screen's budget is not spent. Counts the step against the budget.
+    ///
+    /// First a text field of the screen no text was typed into yet: `fields` gives, per
+    /// candidate, the text field it types into, if it does (empty: none), and the first
     /// untyped one wins. What commands do often depends on what the fields hold (Apply
     /// with a coupon code, Submit with an address), and a screen's orders can take its
     /// whole budget before the policy types anything (the demo's cart, whose eight
-    /// commands were clicked 44 times in a row in one run). Counts the step against the
-    /// screen's budget.
-    pub fn field_first(
-        &mut self,
-        run: &[usize],
-        candidates: &[Option<Control>],
-        fields: &[Option<Rect>],
-    ) -> Option<usize> {
-        let screen = self.under_way(run, candidates)?[0];
-        let i = fields
-            .iter()
-            .position(|f| f.is_some_and(|f| !self.was_typed(screen, &f)))?;
-        self.typed.push((screen, fields[i]?));
-        *self.spent.entry(screen).or_default() += 1;
-        Some(i)
-    }
-
-    /// The candidate to run next, if the worker's `run` is under way, the budget is not
-    /// spent and some command among `candidates` (the button each candidate clicks, if it
-    /// clicks one) completes an order not yet run or opens the way to one. A new pair
-    /// counts 1, a new triple 1 more, and a step that completes nothing but can be
+    /// commands were clicked 44 times in a row in one run).
+    ///
+    /// Else a command that completes an order not yet run or opens the way to one. A new
+    /// pair counts 1, a new triple 1 more, and a step that completes nothing but can be
     /// followed by an order not yet run a half; a button never clicked counts as a new
-    /// pair, since it may be a command. The highest wins, ties drawn with `rng`.
-    /// Triples count when the screen shows at most [`TRIPLE_COMMANDS`] commands. Counts
-    /// the step against the screen's budget.
+    /// pair, since it may be a command. The highest wins, ties drawn with `rng`. Triples
+    /// count when the screen shows at most [`TRIPLE_COMMANDS`] commands.
     pub fn next(
         &mut self,
         run: &[usize],
         candidates: &[Option<Control>],
+        fields: &[Option<Rect>],
         rng: &mut impl Rng,
     ) -> Option<usize> {
-        let shown = self.under_way(run, candidates)?;
-        let (last, screen) = (run[run.len() - 1], shown[0]);
-        let before = run.len().checked_sub(2).map(|i| run[i]);
+        let &last = run.last()?;
         // The commands on this screen, by candidate.
         let on_screen: Vec<Option<usize>> = candidates
             .iter()
             .map(|c| c.as_ref().and_then(|c| self.index(c)))
             .collect();
+        let shown = Self::distinct(on_screen.iter().flatten().copied());
+        if !shown.contains(&last) {
+            // The last command is gone: the screen is another one.
+            return None;
+        }
+        // Each screen has its budget.
+        let screen = shown[0];
+        if self.spent.get(&screen).copied().unwrap_or(0) >= self.budget {
+            return None;
+        }
+        let field = fields
+            .iter()
+            .enumerate()
+            .find_map(|(i, f)| f.filter(|f| !self.was_typed(screen, f)).map(|f| (i, f)));
+        let i = match field {
+            Some((i, f)) => {
+                self.typed.push((screen, f));
+                i
+            }
+            None => self.next_command(run, candidates, &on_screen, &shown, rng)?,
+        };
+        *self.spent.entry(screen).or_default() += 1;
+        Some(i)
+    }
+
+    /// [`next`](Self::next)'s command: `on_screen` holds each candidate's command index,
+    /// `shown` the screen's commands.
+    fn next_command(
+        &self,
+        run: &[usize],
+        candidates: &[Option<Control>],
+        on_screen: &[Option<usize>],
+        shown: &[usize],
+        rng: &mut impl Rng,
+    ) -> Option<usize> {
+        let last = run[run.len() - 1];
+        let before = run.len().checked_sub(2).map(|i| run[i]);
         let triples = shown.len() <= TRIPLE_COMMANDS;
         let new = |a: usize, b: usize, c: Option<usize>| !self.covered.contains(&(a, b, c));
         let mut best = 0;
@@ -318,7 +328,6 @@ impl CommandSequences {
         if ties.is_empty() {
             return None;
         }
-        *self.spent.entry(screen).or_default() += 1;
         Some(ties[rng.random_range(0..ties.len())])
     }
 }
@@ -407,10 +416,10 @@ mod tests {
         learn(&mut s, &[select, archive, undo]);
         let candidates = [None, Some(select), Some(archive), Some(undo)];
         // No run under way: the policy chooses.
-        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        assert_eq!(s.next(&run, &candidates, &[], &mut rng), None);
         s.record(&mut run, click(select, false));
         s.record(&mut run, click(archive, true));
-        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        let i = s.next(&run, &candidates, &[], &mut rng).unwrap();
         // Undo completes the pair (A, U) and the triple (S, A, U); Select all only the
         // pair (A, S).
         assert_eq!(candidates[i], Some(undo));
@@ -418,7 +427,10 @@ mod tests {
         assert!(s.covered(&select, &archive, Some(&undo)));
         assert_eq!(s.spent(), 1);
         // On a screen without the last command the run has nothing to say.
-        assert_eq!(s.next(&run, &[Some(select), Some(archive)], &mut rng), None);
+        assert_eq!(
+            s.next(&run, &[Some(select), Some(archive)], &[], &mut rng),
+            None
+        );
     }
 
     #[test]
@@ -435,14 +447,14 @@ mod tests {
         s.record(&mut run, dialog);
         s.record(&mut run, click(select, true));
         let candidates = [Some(help), Some(select), Some(archive), None];
-        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        let i = s.next(&run, &candidates, &[], &mut rng).unwrap();
         assert_eq!(candidates[i], Some(archive));
         // Archive showed a message and stayed: a command, and the pair has run.
         s.record(&mut run, click(archive, true));
         assert_eq!(s.commands(), &[select, archive]);
         assert!(s.covered(&select, &archive, None));
         // Help is never chosen: the next is Select all, for the pair (A, S).
-        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        let i = s.next(&run, &candidates, &[], &mut rng).unwrap();
         assert_eq!(candidates[i], Some(select));
     }
 
@@ -457,7 +469,7 @@ mod tests {
         // The policy starts one run; the sequences carry it until no order is left.
         s.record(&mut run, click(keys[0], true));
         let mut steps = 0;
-        while let Some(i) = s.next(&run, &candidates, &mut rng) {
+        while let Some(i) = s.next(&run, &candidates, &[], &mut rng) {
             s.record(&mut run, click(keys[i], true));
             steps += 1;
         }
@@ -490,14 +502,14 @@ mod tests {
         s.record(&mut run, click(apply, true));
         assert!(s.covered(&apply, &checkout, None) && s.covered(&checkout, &apply, None));
         // Both orders ran: nothing is left to choose.
-        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        assert_eq!(s.next(&run, &candidates, &[], &mut rng), None);
         // A code typed into the field: Apply, then Checkout, are worth running again.
         for renewal in 0..VALUE_RENEWALS {
             s.record(&mut run, TICK);
             s.values_set(&candidates);
             assert!(!s.covered(&apply, &checkout, None), "renewal {renewal}");
             s.record(&mut run, click(apply, true));
-            let i = s.next(&run, &candidates, &mut rng).unwrap();
+            let i = s.next(&run, &candidates, &[], &mut rng).unwrap();
             assert_eq!(candidates[i], Some(checkout));
             s.record(&mut run, click(checkout, true));
         }
@@ -535,20 +547,20 @@ mod tests {
         let mut run = Vec::new();
         learn(&mut s, &[apply, checkout]);
         // No run under way: the policy chooses, typing included.
-        assert_eq!(s.field_first(&run, &candidates, &fields), None);
+        assert_eq!(s.next(&run, &candidates, &fields, &mut rng), None);
         s.record(&mut run, click(checkout, true));
         // A run under way: the first untyped field comes before the next command.
-        assert_eq!(s.field_first(&run, &candidates, &fields), Some(2));
+        assert_eq!(s.next(&run, &candidates, &fields, &mut rng), Some(2));
         assert_eq!(s.spent(), 1);
         // The typed text ends the run. The policy starts another; the coupon is not typed
         // again, the note is, and then the orders go on.
         s.record(&mut run, TICK);
         s.record(&mut run, click(checkout, true));
-        assert_eq!(s.field_first(&run, &candidates, &fields), Some(3));
+        assert_eq!(s.next(&run, &candidates, &fields, &mut rng), Some(3));
         s.record(&mut run, TICK);
         s.record(&mut run, click(checkout, true));
-        assert_eq!(s.field_first(&run, &candidates, &fields), None);
-        let i = s.next(&run, &candidates, &mut rng).unwrap();
+        // Both typed: the next step is the command Apply, no field.
+        let i = s.next(&run, &candidates, &fields, &mut rng).unwrap();
         assert_eq!(candidates[i], Some(apply));
         // A field the policy typed into counts as typed, on its own screen only: the
         // same box on a screen with other commands is still to be typed into.
@@ -557,17 +569,20 @@ mod tests {
         learn(&mut t, &[apply, checkout]);
         t.field_typed(&candidates, coupon);
         t.record(&mut run, click(apply, true));
-        assert_eq!(t.field_first(&run, &candidates, &fields), Some(3));
+        assert_eq!(t.next(&run, &candidates, &fields, &mut rng), Some(3));
         let submit = (Rect::new(197, 600, 120, 42), WidgetKind::Button);
         t.record(&mut run, TICK);
         t.record(&mut run, click(submit, true));
         let form = [Some(submit), None];
-        assert_eq!(t.field_first(&run, &form, &[None, Some(coupon)]), Some(1));
+        assert_eq!(
+            t.next(&run, &form, &[None, Some(coupon)], &mut rng),
+            Some(1)
+        );
         // Without a budget nothing is typed.
         let mut off = CommandSequences::new(0);
         let mut run = Vec::new();
         off.record(&mut run, click(apply, true));
-        assert_eq!(off.field_first(&run, &candidates, &fields), None);
+        assert_eq!(off.next(&run, &candidates, &fields, &mut rng), None);
     }
 
     #[test]
@@ -580,9 +595,9 @@ mod tests {
         for k in keys {
             s.record(&mut run, click(k, true));
         }
-        assert!(s.next(&run, &candidates, &mut rng).is_some());
-        assert!(s.next(&run, &candidates, &mut rng).is_some());
-        assert_eq!(s.next(&run, &candidates, &mut rng), None);
+        assert!(s.next(&run, &candidates, &[], &mut rng).is_some());
+        assert!(s.next(&run, &candidates, &[], &mut rng).is_some());
+        assert_eq!(s.next(&run, &candidates, &[], &mut rng), None);
         assert_eq!(s.spent(), 2);
         // Another screen, with commands of its own, has a budget of its own.
         let other = [button(1), button(200)].map(|(r, k)| (Rect { y: 600, ..r }, k));
@@ -590,7 +605,7 @@ mod tests {
             s.record(&mut run, click(k, true));
         }
         let there: Vec<Option<Control>> = other.iter().copied().map(Some).collect();
-        assert!(s.next(&run, &there, &mut rng).is_some());
+        assert!(s.next(&run, &there, &[], &mut rng).is_some());
         assert_eq!(s.spent(), 3);
         // Without a budget nothing is chosen.
         let mut off = CommandSequences::new(0);
@@ -598,6 +613,6 @@ mod tests {
         for k in keys {
             off.record(&mut run, click(k, true));
         }
-        assert_eq!(off.next(&run, &candidates, &mut rng), None);
+        assert_eq!(off.next(&run, &candidates, &[], &mut rng), None);
     }
 }
