@@ -90,6 +90,14 @@ struct Cli {
     /// commands run back to back (each field once; the default types first).
     #[arg(long)]
     no_fields_first: bool,
+    /// Do not click each other screen's one known command (the start screen's counter)
+    /// once more after a setting changed (a box ticked, a switch turned, a choice made).
+    #[arg(long)]
+    no_settings_recheck: bool,
+    /// Weigh an action never executed on its page by its own chance only, not also by
+    /// what a page not seen yet offers (the mean untried mass of new pages).
+    #[arg(long)]
+    no_fresh_exits: bool,
     /// When an action puts its page in a new state, start the page's count of executed
     /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
     #[arg(long)]
@@ -210,6 +218,8 @@ fn main() -> Result<()> {
         command_states: cli.command_states,
         sequence_budget: cli.sequence_budget,
         fields_first: !cli.no_fields_first,
+        settings_recheck: !cli.no_settings_recheck,
+        fresh_exits: !cli.no_fresh_exits,
         state_reward: cli.state_reward,
         optimistic: !cli.no_optimistic,
         stall_steps: cli.stall_steps,

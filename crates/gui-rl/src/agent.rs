@@ -188,6 +188,30 @@ pub struct AgentConfig {
     /// budget first: in nine demo runs, Apply came before any coupon was typed into the
     /// cart in 7 of the 8 runs that clicked it (`docs/pirltest.md`). Default `true`.
     pub fields_first: bool,
+    /// After a setting changed (a box ticked, a switch turned, a choice made, not text
+    /// typed), the lone command of each other screen (its one known command: the start
+    /// screen's counter) is clicked once more when that screen is next shown
+    /// ([`CommandSequences::setting_changed`]); each setting asks this twice at most.
+    /// Needs [`sequence_budget`](Self::sequence_budget) above 0. Default `true`.
+    ///
+    /// A setting may change what other screens do. The demo's bug F needs the
+    /// notifications switch turned off, then the home counter clicked; in ten demo runs
+    /// the counter was clicked 0 to 3 times per run, and F came in the 5 runs where one
+    /// of those clicks fell after the switch was turned (`docs/pirltest.md`).
+    pub settings_recheck: bool,
+    /// An action never executed on its page, that the prior thinks likely to show
+    /// something new, weighs at least its chance times what a page not seen yet offers:
+    /// [`Frontier::DECAY`] times the mean untried mass pages had when first seen
+    /// ([`Frontier::fresh_mass`]), less the page's own untried mass, as a route to a
+    /// known page weighs ([`frontier_mass`](Self::frontier_mass)). Needs
+    /// [`frontier_mass`](Self::frontier_mass). Default `true`.
+    ///
+    /// Without it, a route to a known page with many untried actions outweighs every
+    /// untried button of the page the agent is on, and those buttons may lead to pages
+    /// never seen: in two of ten demo runs, the start screen's Settings button was never
+    /// clicked in 500 steps, while its routes to the slow page and the canvas were taken
+    /// again and again (`docs/pirltest.md`).
+    pub fresh_exits: bool,
     /// When an action puts its page in a new state ([`state_refresh`](Self::state_refresh)),
     /// the page's executed count `n` of Eq. 1 starts again from zero, so the step that
     /// changed the state is paid as a step onto a page with nothing tried yet. Default
@@ -306,6 +330,8 @@ impl Default for AgentConfig {
             command_states: false,
             sequence_budget: 30,
             fields_first: true,
+            settings_recheck: true,
+            fresh_exits: true,
             state_reward: false,
             optimistic: true,
             stall_steps: 20,
@@ -1068,6 +1094,10 @@ impl PirlAgent {
                         self.frontier.set_mass(page, own);
                         self.frontier
                             .boost_by_mass(page, &candidates.keys, &mut weights, own);
+                        if self.config.fresh_exits {
+                            let fresh = Frontier::DECAY * self.frontier.fresh_mass() - own;
+                            lift_untried(&mut weights, chances, &tried, fresh);
+                        }
                     }
                     self.frontier.boost(page, &candidates.keys, &mut weights);
                 }
@@ -1115,7 +1145,12 @@ impl PirlAgent {
                 } else {
                     Vec::new()
                 };
-                self.sequences.next(run, c, &fields, &mut self.rng)
+                let due = if self.config.settings_recheck {
+                    self.sequences.recheck(c)
+                } else {
+                    None
+                };
+                due.or_else(|| self.sequences.next(run, c, &fields, &mut self.rng))
             });
             let i = match ordered {
                 Some(i) => {
@@ -1755,11 +1790,19 @@ impl PirlAgent {
             };
             let run = slot(&mut self.runs, worker).get_or_insert_with(Vec::new);
             self.sequences.record(run, step);
+            let typed = typed_field(prev.kind, prev.target);
             if changed && sets_a_value(prev.kind, prev.target.map(|(_, k)| k)) {
                 self.sequences.values_set(controls);
+                let recheck = self.config.settings_recheck && typed.is_none();
+                if let Some((setting, _)) = prev.target.filter(|_| recheck) {
+                    self.sequences.setting_changed(controls, setting);
+                }
             }
-            if let Some(field) = typed_field(prev.kind, prev.target) {
+            if let Some(field) = typed {
                 self.sequences.field_typed(controls, field);
+            }
+            if self.config.settings_recheck {
+                self.sequences.observe(controls);
             }
         }
         let idle = self.config.idle_reward.filter(|_| !changed);
@@ -1826,6 +1869,22 @@ fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) ->
         .filter_map(|(_, (c, _))| *c)
         .filter(|c| *c >= LIKELY_SHARE * best)
         .sum()
+}
+
+/// Raises the weight of each candidate not `tried` on its page and likely to show
+/// something new (its chance at least [`LIKELY_SHARE`] of the page's best) to its chance
+/// times `fresh`, what a page not seen yet is worth ([`AgentConfig::fresh_exits`]), when
+/// that is more. Resizes (`None`) keep their weights.
+fn lift_untried(weights: &mut [f64], chances: &[Option<f64>], tried: &[bool], fresh: f64) {
+    let best = chances.iter().flatten().copied().fold(0.0, f64::max);
+    for ((w, c), tried) in weights.iter_mut().zip(chances).zip(tried) {
+        if let Some(c) = *c
+            && !tried
+            && c >= LIKELY_SHARE * best
+        {
+            *w = w.max(c * fresh);
+        }
+    }
 }
 
 /// Optimistic initial values ([`AgentConfig::optimistic`]): every candidate not `tried`
@@ -1938,6 +1997,24 @@ mod tests {
         assert!((untried_mass(&chances, &tried, None) - 0.7).abs() < 1e-12);
         assert!((untried_mass(&chances, &tried, Some(0)) - 0.3).abs() < 1e-12);
         assert_eq!(untried_mass(&chances, &[true; 5], None), 0.0);
+    }
+
+    #[test]
+    fn a_likely_untried_action_weighs_what_a_new_page_offers() {
+        // A route (index 4, tried) was raised to 2.0; the untried button (0.5) and the
+        // field (0.4) are likely, the label (0.1) is not, the resize has no chance.
+        let chances = [Some(0.5), Some(0.4), Some(0.1), None, Some(0.5)];
+        let tried = [false, false, false, false, true];
+        let mut weights = [0.5, 0.4, 0.1, 0.3, 2.0];
+        lift_untried(&mut weights, &chances, &tried, 6.0);
+        assert_eq!(weights, [3.0, 0.4 * 6.0, 0.1, 0.3, 2.0]);
+        // What a new page offers, less the page's own mass, may be below an action's
+        // own chance: the chance stays.
+        let mut weights = [0.5, 0.4, 0.1, 0.3, 2.0];
+        lift_untried(&mut weights, &chances, &tried, 0.5);
+        assert_eq!(weights, [0.5, 0.4, 0.1, 0.3, 2.0]);
+        lift_untried(&mut weights, &chances, &tried, -1.0);
+        assert_eq!(weights, [0.5, 0.4, 0.1, 0.3, 2.0]);
     }
 
     #[test]

@@ -42,6 +42,12 @@ const LUMA_TOLERANCE: u8 = 2;
 /// seen: 0.1 % is 64 cells at 1280x800. A blinking text caret touches about 5.
 pub const SEEN_SHARE: f64 = 0.001;
 
+/// Changed cells outside the target that count as seen whatever the screen's size
+/// ([`had_effect`]): a counter going from 0 to 1 in the demo's 28-px figures changes 33
+/// cells (0.05 % at 1280x800) and from 1 to 2 changes 26, under [`SEEN_SHARE`]; a
+/// blinking caret changes about 5, or 10 across a cell boundary.
+pub const SEEN_CELLS: usize = 16;
+
 /// The share that a double or long click on a widget that does not show its own state
 /// must change: such a click on text selects a word and clears the last selection, two
 /// highlights of about 1,000 pixels each (0.2 % at 1280x800). 0.5 % is 320 cells there.
@@ -204,6 +210,13 @@ impl ScreenPrint {
         if self.size() != other.size() {
             return 1.0;
         }
+        let (changed, counted) = self.cells_changed_outside(other, except);
+        changed as f64 / counted.max(1) as f64
+    }
+
+    /// How many cells differ between the two screens, of the same size, outside `except`
+    /// (cells touching any of them left out), and how many were compared.
+    fn cells_changed_outside(&self, other: &ScreenPrint, except: &[Rect]) -> (usize, usize) {
         let skip: Vec<CellBox> = except.iter().map(|r| self.cells_of(*r)).collect();
         let mut changed = 0usize;
         let mut counted = 0usize;
@@ -217,7 +230,7 @@ impl ScreenPrint {
                 changed += usize::from(self.luma[i].abs_diff(other.luma[i]) > LUMA_TOLERANCE);
             }
         }
-        changed as f64 / counted.max(1) as f64
+        (changed, counted)
     }
 
     /// The boxes of the separate parts of the screen that differ between the two
@@ -533,8 +546,9 @@ pub(crate) fn inside(widget: Rect, dialog: Rect) -> bool {
 /// screen `after` it. `left` is the box of the widget the pointer moved away from to make
 /// the action (the last action's target), if any.
 ///
-/// The screen changed when its size changed, or when more than [`SEEN_SHARE`] of it
-/// changed outside the target and `left`, both grown by [`TARGET_MARGIN`]
+/// The screen changed when its size changed, or when more than [`SEEN_SHARE`] of it, or
+/// at least [`SEEN_CELLS`] cells, changed outside the target and `left`, both grown by
+/// [`TARGET_MARGIN`]
 /// ([`SELECTION_SHARE`] for a double or long click, which selects text, and for a drag
 /// that starts on a widget that does not show its own state, which sweeps a selection
 /// over the text it crosses). A change inside
@@ -560,8 +574,17 @@ pub fn had_effect(
     // drag on a slider or a switch moves it.
     let sweeps = kind == ActionKind::Drag;
     let selects = (selecting || sweeps) && !target.is_some_and(|(_, w)| shows_own_state(w));
-    let share = if selects { SELECTION_SHARE } else { SEEN_SHARE };
-    if before.changed_outside_all(after, &except) > share {
+    if before.size() != after.size() {
+        return true;
+    }
+    let (changed, counted) = before.cells_changed_outside(after, &except);
+    let share = changed as f64 / counted.max(1) as f64;
+    let seen = if selects {
+        share > SELECTION_SHARE
+    } else {
+        share > SEEN_SHARE || changed >= SEEN_CELLS
+    };
+    if seen {
         return true;
     }
     match target {
@@ -892,6 +915,34 @@ mod tests {
             ActionKind::Click,
             target,
             Some(last)
+        ));
+    }
+
+    #[test]
+    fn a_counter_going_up_is_an_effect_on_a_large_screen() {
+        // "Add one" and its count beside it, at 1280x800: the figure's change, 20x24 px
+        // (30 cells), is under SEEN_SHARE's 64 cells and still seen.
+        let target = Some((Rect::new(197, 183, 120, 42), WidgetKind::Button));
+        let before = screen(1280, 800, &[]);
+        let one = screen(1280, 800, &[(Rect::new(400, 190, 20, 24), [30, 30, 30])]);
+        assert!(before.changed_outside(&one, None) < SEEN_SHARE);
+        assert!(had_effect(&before, &one, ActionKind::Click, target, None));
+        // A caret, even across a cell boundary, is not.
+        let caret = screen(1280, 800, &[(Rect::new(402, 302, 2, 16), [0, 0, 0])]);
+        assert!(!had_effect(
+            &before,
+            &caret,
+            ActionKind::Click,
+            target,
+            None
+        ));
+        // A double click keeps its own bar: the same figure could be a word selected.
+        assert!(!had_effect(
+            &before,
+            &one,
+            ActionKind::DoubleClick,
+            target,
+            None
         ));
     }
 

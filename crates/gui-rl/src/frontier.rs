@@ -24,6 +24,10 @@ pub struct Frontier {
     promise: Vec<f64>,
     /// Each page's untried mass, by page number ([`Self::set_mass`]); empty unless set.
     mass: Vec<f64>,
+    /// Whether each page's mass was set, by page number.
+    massed: Vec<bool>,
+    /// The sum and count of the masses pages had when first set ([`Self::fresh_mass`]).
+    first: (f64, u32),
 }
 
 impl Frontier {
@@ -44,6 +48,21 @@ impl Frontier {
     pub fn set_mass(&mut self, page: PageId, mass: f64) {
         self.cover(page);
         self.mass[page.0] = mass;
+        if !self.massed[page.0] {
+            self.massed[page.0] = true;
+            self.first.0 += mass;
+            self.first.1 += 1;
+        }
+    }
+
+    /// The mean untried mass of a page when the agent first decided there: what an
+    /// action that leads to a page not seen yet is likely to open (0 before any).
+    pub fn fresh_mass(&self) -> f64 {
+        if self.first.1 == 0 {
+            0.0
+        } else {
+            self.first.0 / f64::from(self.first.1)
+        }
     }
 
     /// Grows `promise` and `mass` to hold `page` (0 until set).
@@ -51,6 +70,7 @@ impl Frontier {
         if self.promise.len() <= page.0 {
             self.promise.resize(page.0 + 1, 0.0);
             self.mass.resize(page.0 + 1, 0.0);
+            self.massed.resize(page.0 + 1, false);
         }
     }
 
@@ -265,6 +285,20 @@ mod tests {
         assert_eq!(chances, [0.1, 0.3]);
         // The promise by best chance is apart from the mass.
         assert_eq!(f.promise(PageId(0)), 0.0);
+    }
+
+    #[test]
+    fn a_fresh_page_is_worth_the_mean_first_mass() {
+        let mut f = Frontier::default();
+        assert_eq!(f.fresh_mass(), 0.0);
+        // Each page counts with the mass it had when first set; later masses move only
+        // the route values.
+        f.set_mass(PageId(0), 6.0);
+        f.set_mass(PageId(2), 2.0);
+        f.set_mass(PageId(0), 1.0);
+        assert!(close(f.fresh_mass(), 4.0));
+        f.set_mass(PageId(1), 7.0);
+        assert!(close(f.fresh_mass(), 5.0));
     }
 
     #[test]

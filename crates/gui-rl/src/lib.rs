@@ -39,8 +39,9 @@ mod sequences;
 pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
 pub use effect::{
     Aim, BACKDROP_DIMMING, BACKDROP_FIT, BACKDROP_MAX_BOX, BACKDROP_MIN_CHANGED, BACKDROP_MIN_SIDE,
-    BACKDROP_OUTSIDE, CUT_SHARE, CUT_TOLERANCE, DIALOG_KEPT_SHARE, EffectPrior, SEEN_SHARE,
-    SELECTION_SHARE, ScreenPrint, TARGET_MARGIN, had_effect, sets_a_value, shows_own_state,
+    BACKDROP_OUTSIDE, CUT_SHARE, CUT_TOLERANCE, DIALOG_KEPT_SHARE, EffectPrior, SEEN_CELLS,
+    SEEN_SHARE, SELECTION_SHARE, ScreenPrint, TARGET_MARGIN, had_effect, sets_a_value,
+    shows_own_state,
 };
 pub use error::{Error, Result};
 pub use frontier::Frontier;

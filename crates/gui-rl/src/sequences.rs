@@ -77,6 +77,12 @@ pub struct CommandSequences {
     renewed: HashMap<usize, u32>,
     /// Text fields typed into, by screen (keyed like `spent`) and box.
     typed: Vec<(usize, Rect)>,
+    /// Commands seen as the one known command of their screen ([`Self::observe`]).
+    lone: Vec<usize>,
+    /// Lone commands to click once more, each when next shown ([`Self::setting_changed`]).
+    stale: Vec<usize>,
+    /// Settings changed, by box, with how often each asked for lone commands again.
+    settings: Vec<(Rect, u32)>,
 }
 
 impl CommandSequences {
@@ -91,6 +97,9 @@ impl CommandSequences {
             covered: HashSet::new(),
             renewed: HashMap::new(),
             typed: Vec::new(),
+            lone: Vec::new(),
+            stale: Vec::new(),
+            settings: Vec::new(),
         }
     }
 
@@ -201,6 +210,72 @@ impl CommandSequences {
         self.covered.retain(|&(a, b, c)| {
             !(on.contains(&a) && on.contains(&b) && c.is_none_or(|c| on.contains(&c)))
         });
+    }
+
+    /// Notes the commands a screen's candidates click (`shown`): the one known command
+    /// of a screen is a *lone* command (the start screen's counter, a page's Refresh)
+    /// until a screen shows it beside others (a screen seen before its other commands
+    /// were learnt).
+    pub fn observe(&mut self, shown: &[Option<Control>]) {
+        let on = Self::distinct(shown.iter().flatten().filter_map(|c| self.index(c)));
+        match on[..] {
+            [one] if !self.lone.contains(&one) => self.lone.push(one),
+            [_, _, ..] => self.lone.retain(|c| !on.contains(c)),
+            _ => {}
+        }
+    }
+
+    /// A setting was changed: a box ticked, a switch turned or a choice made at `setting`
+    /// on the screen whose candidates click `shown`. What other screens do may depend on
+    /// it (a counter that announces milestones while notifications are on), so every
+    /// lone command ([`observe`](Self::observe)) not on this screen is clicked once more
+    /// when next shown ([`recheck`](Self::recheck)). Each setting, known by its box,
+    /// asks this at most [`VALUE_RENEWALS`] times. Screens with more commands are left
+    /// to their orders: running them all again would take the steps of other screens.
+    pub fn setting_changed(&mut self, shown: &[Option<Control>], setting: Rect) {
+        if self.budget == 0 {
+            return;
+        }
+        let asked = match self
+            .settings
+            .iter_mut()
+            .find(|(r, _)| same_place(r, &setting))
+        {
+            Some((_, n)) => n,
+            None => {
+                self.settings.push((setting, 0));
+                &mut self.settings.last_mut().expect("just pushed").1
+            }
+        };
+        if *asked >= VALUE_RENEWALS {
+            return;
+        }
+        *asked += 1;
+        let here: Vec<usize> = shown
+            .iter()
+            .flatten()
+            .filter_map(|c| self.index(c))
+            .collect();
+        for &c in &self.lone {
+            if !here.contains(&c) && !self.stale.contains(&c) {
+                self.stale.push(c);
+            }
+        }
+    }
+
+    /// The candidate that clicks a lone command due again after a setting changed
+    /// ([`setting_changed`](Self::setting_changed)), if `candidates` show one; it is
+    /// then no longer due.
+    pub fn recheck(&mut self, candidates: &[Option<Control>]) -> Option<usize> {
+        if self.stale.is_empty() {
+            return None;
+        }
+        let (i, k) = candidates.iter().enumerate().find_map(|(i, c)| {
+            let k = self.index(c.as_ref()?)?;
+            self.stale.contains(&k).then_some((i, k))
+        })?;
+        self.stale.retain(|&c| c != k);
+        Some(i)
     }
 
     fn was_typed(&self, screen: usize, field: &Rect) -> bool {
@@ -583,6 +658,47 @@ mod tests {
         let mut run = Vec::new();
         off.record(&mut run, click(apply, true));
         assert_eq!(off.next(&run, &candidates, &fields, &mut rng), None);
+    }
+
+    #[test]
+    fn a_changed_setting_asks_for_the_other_screens_lone_commands_once_more() {
+        let (save, counter, apply, checkout) = (button(700), button(197), button(449), button(600));
+        let switch = Rect::new(197, 242, 44, 24);
+        let settings = [None, Some(save)];
+        let home = [Some(counter), None];
+        let cart = [Some(apply), Some(checkout)];
+        let mut s = CommandSequences::new(30);
+        learn(&mut s, &[save, counter, apply, checkout]);
+        // The cart, seen first with Apply alone known, then with both: not lone.
+        for screen in [&settings[..], &home, &cart[..1], &cart] {
+            s.observe(screen);
+        }
+        // Nothing changed yet: nothing is due.
+        assert_eq!(s.recheck(&home), None);
+        // The switch turned: the home counter is due, once; Save is on the settings
+        // screen itself, and the cart's commands are not lone.
+        s.setting_changed(&settings, switch);
+        assert_eq!(s.recheck(&cart), None);
+        assert_eq!(s.recheck(&settings), None);
+        assert_eq!(s.recheck(&home), Some(0));
+        assert_eq!(s.recheck(&home), None);
+        // A setting in another place makes Save due as well.
+        s.setting_changed(&cart, Rect::new(197, 383, 24, 24));
+        assert_eq!(s.recheck(&settings), Some(1));
+        assert_eq!(s.recheck(&home), Some(0));
+        // Each setting asks VALUE_RENEWALS times at most, wherever its box moved within
+        // the slack.
+        s.setting_changed(&settings, switch);
+        assert_eq!(s.recheck(&home), Some(0));
+        let moved = Rect::new(199, 244, 44, 24);
+        s.setting_changed(&settings, moved);
+        assert_eq!(s.recheck(&home), None);
+        // Without a budget nothing is asked for.
+        let mut off = CommandSequences::new(0);
+        learn(&mut off, &[counter]);
+        off.observe(&home);
+        off.setting_changed(&settings, switch);
+        assert_eq!(off.recheck(&home), None);
     }
 
     #[test]
