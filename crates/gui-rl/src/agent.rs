@@ -195,9 +195,9 @@ pub struct AgentConfig {
     /// Needs [`sequence_budget`](Self::sequence_budget) above 0. Default `true`.
     ///
     /// A setting may change what other screens do. The demo's bug F needs the
-    /// notifications switch turned off, then the home counter clicked; in ten demo runs
-    /// the counter was clicked 0 to 3 times per run, and F came in the 5 runs where one
-    /// of those clicks fell after the switch was turned (`docs/pirltest.md`).
+    /// notifications switch turned off, then the home counter clicked; in six demo runs
+    /// of the build before, the counter was clicked 0 to 2 times per run, and F came in
+    /// 2 (`docs/pirltest.md`).
     pub settings_recheck: bool,
     /// An action never executed on its page, that the prior thinks likely to show
     /// something new, weighs at least its chance times what a page not seen yet offers:
@@ -1855,35 +1855,41 @@ fn slot<T>(list: &mut Vec<Option<T>>, worker: usize) -> &mut Option<T> {
 /// mass.
 const LIKELY_SHARE: f64 = 0.5;
 
-/// The sum of the chances of the candidates never executed on their page that are
-/// likely to show something new ([`LIKELY_SHARE`] of the page's best chance: the ones
-/// optimistic values lift), leaving out candidate `skip`. Resizes (`None`) count for
-/// nothing.
-fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) -> f64 {
+/// The candidates never executed on their page that are likely to show something new
+/// (at least [`LIKELY_SHARE`] of the page's best chance: the ones optimistic values
+/// lift), with their chances. Resizes (`None`) are none of them.
+fn likely_untried<'a>(
+    chances: &'a [Option<f64>],
+    tried: &'a [bool],
+) -> impl Iterator<Item = (usize, f64)> + 'a {
     let best = chances.iter().flatten().copied().fold(0.0, f64::max);
     chances
         .iter()
         .zip(tried)
         .enumerate()
-        .filter(|(j, (_, tried))| Some(*j) != skip && !**tried)
-        .filter_map(|(_, (c, _))| *c)
-        .filter(|c| *c >= LIKELY_SHARE * best)
+        .filter_map(|(j, (c, tried))| c.filter(|_| !tried).map(|c| (j, c)))
+        .filter(move |(_, c)| *c >= LIKELY_SHARE * best)
+}
+
+/// The sum of the chances of the [likely untried](likely_untried) candidates, leaving
+/// out candidate `skip`.
+fn untried_mass(chances: &[Option<f64>], tried: &[bool], skip: Option<usize>) -> f64 {
+    likely_untried(chances, tried)
+        .filter(|(j, _)| Some(*j) != skip)
+        .map(|(_, c)| c)
         .sum()
 }
 
-/// Raises the weight of each candidate not `tried` on its page and likely to show
-/// something new (its chance at least [`LIKELY_SHARE`] of the page's best) to its chance
+/// Raises the weight of each [likely untried](likely_untried) candidate to its chance
 /// times `fresh`, what a page not seen yet is worth ([`AgentConfig::fresh_exits`]), when
-/// that is more. Resizes (`None`) keep their weights.
+/// that is more.
 fn lift_untried(weights: &mut [f64], chances: &[Option<f64>], tried: &[bool], fresh: f64) {
-    let best = chances.iter().flatten().copied().fold(0.0, f64::max);
-    for ((w, c), tried) in weights.iter_mut().zip(chances).zip(tried) {
-        if let Some(c) = *c
-            && !tried
-            && c >= LIKELY_SHARE * best
-        {
-            *w = w.max(c * fresh);
-        }
+    if fresh <= 0.0 {
+        // Then `c · fresh` is at most 0, below every weight (each is at least its chance).
+        return;
+    }
+    for (j, c) in likely_untried(chances, tried) {
+        weights[j] = weights[j].max(c * fresh);
     }
 }
 
