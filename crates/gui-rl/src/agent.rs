@@ -209,8 +209,8 @@ pub struct AgentConfig {
     /// Without it, a route to a known page with many untried actions outweighs every
     /// untried button of the page the agent is on, and those buttons may lead to pages
     /// never seen: in two of ten demo runs, the start screen's Settings button was never
-    /// clicked in 500 steps, while its routes to the slow page and the canvas were taken
-    /// again and again (`docs/pirltest.md`).
+    /// clicked in 500 steps; in one of them (seed 1) its known routes to the canvas and
+    /// the gallery were taken four and three times (`docs/pirltest.md`).
     pub fresh_exits: bool,
     /// When an action puts its page in a new state ([`state_refresh`](Self::state_refresh)),
     /// the page's executed count `n` of Eq. 1 starts again from zero, so the step that
