@@ -1145,12 +1145,12 @@ impl PirlAgent {
                 } else {
                     Vec::new()
                 };
-                let due = if self.config.settings_recheck {
-                    self.sequences.recheck(c)
-                } else {
-                    None
-                };
-                due.or_else(|| self.sequences.next(run, c, &fields, &mut self.rng))
+                let due = self
+                    .config
+                    .settings_recheck
+                    .then(|| self.sequences.recheck(c));
+                due.flatten()
+                    .or_else(|| self.sequences.next(run, c, &fields, &mut self.rng))
             });
             let i = match ordered {
                 Some(i) => {
@@ -1791,18 +1791,19 @@ impl PirlAgent {
             let run = slot(&mut self.runs, worker).get_or_insert_with(Vec::new);
             self.sequences.record(run, step);
             let typed = typed_field(prev.kind, prev.target);
+            let on = self.sequences.commands_on(controls);
             if changed && sets_a_value(prev.kind, prev.target.map(|(_, k)| k)) {
-                self.sequences.values_set(controls);
+                self.sequences.values_set(&on);
                 let recheck = self.config.settings_recheck && typed.is_none();
                 if let Some((setting, _)) = prev.target.filter(|_| recheck) {
-                    self.sequences.setting_changed(controls, setting);
+                    self.sequences.setting_changed(&on, setting);
                 }
             }
             if let Some(field) = typed {
-                self.sequences.field_typed(controls, field);
+                self.sequences.field_typed(&on, field);
             }
             if self.config.settings_recheck {
-                self.sequences.observe(controls);
+                self.sequences.observe(&on);
             }
         }
         let idle = self.config.idle_reward.filter(|_| !changed);

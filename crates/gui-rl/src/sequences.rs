@@ -126,6 +126,15 @@ impl CommandSequences {
         shown
     }
 
+    /// The known commands that `shown` (the button each candidate of a screen clicks, if
+    /// it clicks one) click: the screen's commands, distinct and sorted, the first being
+    /// the screen's key. What [`values_set`](Self::values_set),
+    /// [`setting_changed`](Self::setting_changed), [`field_typed`](Self::field_typed)
+    /// and [`observe`](Self::observe) take, found once per step.
+    pub fn commands_on(&self, shown: &[Option<Control>]) -> Vec<usize> {
+        Self::distinct(shown.iter().flatten().filter_map(|c| self.index(c)))
+    }
+
     /// Whether commands `a`, `b` (and `c`) have run back to back in that order.
     pub fn covered(&self, a: &Control, b: &Control, c: Option<&Control>) -> bool {
         let (Some(a), Some(b)) = (self.index(a), self.index(b)) else {
@@ -187,16 +196,16 @@ impl CommandSequences {
         }
     }
 
-    /// A value was set on the screen whose candidates click `shown` (typed text, a tick,
-    /// a choice that changed the screen). What the commands do may depend on it (Apply
+    /// A value was set on the screen that shows the commands `on`
+    /// ([`commands_on`](Self::commands_on)): typed text, a tick, a choice that changed
+    /// the screen. What the commands do may depend on it (Apply
     /// with a code typed, Checkout after it), so the orders of the commands it shows
     /// count as not yet run again and the screen's budget starts again, at most
     /// [`VALUE_RENEWALS`] times per screen. Only screens showing two to
     /// [`TRIPLE_COMMANDS`] known commands start again: fewer have no orders, and more
     /// have too many to run again (a cart's 8 commands make 56 pairs; renewing them took
     /// the steps of other screens in demo runs, `docs/pirltest.md`).
-    pub fn values_set(&mut self, shown: &[Option<Control>]) {
-        let on = Self::distinct(shown.iter().flatten().filter_map(|c| self.index(c)));
+    pub fn values_set(&mut self, on: &[usize]) {
         if on.len() < 2 || on.len() > TRIPLE_COMMANDS || self.budget == 0 {
             return;
         }
@@ -212,13 +221,13 @@ impl CommandSequences {
         });
     }
 
-    /// Notes the commands a screen's candidates click (`shown`): the one known command
+    /// Notes the commands a screen shows (`on`, [`commands_on`](Self::commands_on)): the
+    /// one known command
     /// of a screen is a *lone* command (the start screen's counter, a page's Refresh)
     /// until a screen shows it beside others (a screen seen before its other commands
     /// were learnt).
-    pub fn observe(&mut self, shown: &[Option<Control>]) {
-        let on = Self::distinct(shown.iter().flatten().filter_map(|c| self.index(c)));
-        match on[..] {
+    pub fn observe(&mut self, on: &[usize]) {
+        match *on {
             [one] if !self.lone.contains(&one) => self.lone.push(one),
             [_, _, ..] => self.lone.retain(|c| !on.contains(c)),
             _ => {}
@@ -226,13 +235,14 @@ impl CommandSequences {
     }
 
     /// A setting was changed: a box ticked, a switch turned or a choice made at `setting`
-    /// on the screen whose candidates click `shown`. What other screens do may depend on
+    /// on the screen that shows the commands `on` ([`commands_on`](Self::commands_on)).
+    /// What other screens do may depend on
     /// it (a counter that announces milestones while notifications are on), so every
     /// lone command ([`observe`](Self::observe)) not on this screen is clicked once more
     /// when next shown ([`recheck`](Self::recheck)). Each setting, known by its box,
     /// asks this at most [`VALUE_RENEWALS`] times. Screens with more commands are left
     /// to their orders: running them all again would take the steps of other screens.
-    pub fn setting_changed(&mut self, shown: &[Option<Control>], setting: Rect) {
+    pub fn setting_changed(&mut self, on: &[usize], setting: Rect) {
         if self.budget == 0 {
             return;
         }
@@ -251,13 +261,8 @@ impl CommandSequences {
             return;
         }
         *asked += 1;
-        let here: Vec<usize> = shown
-            .iter()
-            .flatten()
-            .filter_map(|c| self.index(c))
-            .collect();
         for &c in &self.lone {
-            if !here.contains(&c) && !self.stale.contains(&c) {
+            if !on.contains(&c) && !self.stale.contains(&c) {
                 self.stale.push(c);
             }
         }
@@ -284,10 +289,10 @@ impl CommandSequences {
             .any(|(s, f)| *s == screen && same_place(f, field))
     }
 
-    /// Text was typed into `field` on the screen whose candidates click `shown`.
-    pub fn field_typed(&mut self, shown: &[Option<Control>], field: Rect) {
-        let screen = shown.iter().flatten().filter_map(|c| self.index(c)).min();
-        if let Some(screen) = screen
+    /// Text was typed into `field` on the screen that shows the commands `on`
+    /// ([`commands_on`](Self::commands_on)).
+    pub fn field_typed(&mut self, on: &[usize], field: Rect) {
+        if let Some(&screen) = on.first()
             && !self.was_typed(screen, &field)
         {
             self.typed.push((screen, field));
@@ -581,7 +586,7 @@ mod tests {
         // A code typed into the field: Apply, then Checkout, are worth running again.
         for renewal in 0..VALUE_RENEWALS {
             s.record(&mut run, TICK);
-            s.values_set(&candidates);
+            s.values_set(&s.commands_on(&candidates));
             assert!(!s.covered(&apply, &checkout, None), "renewal {renewal}");
             s.record(&mut run, click(apply, true));
             let i = s.next(&run, &candidates, &[], &mut rng).unwrap();
@@ -589,11 +594,11 @@ mod tests {
             s.record(&mut run, click(checkout, true));
         }
         // Renewals are limited, and a screen with one command has no orders to renew.
-        s.values_set(&candidates);
+        s.values_set(&s.commands_on(&candidates));
         assert!(s.covered(&apply, &checkout, None));
         let mut one = CommandSequences::new(2);
         one.record(&mut Vec::new(), click(apply, true));
-        one.values_set(&candidates);
+        one.values_set(&one.commands_on(&candidates));
         assert!(one.renewed.is_empty());
         // Nor does a screen with more commands than TRIPLE_COMMANDS.
         let keys: Vec<Control> = (0..=TRIPLE_COMMANDS as i32)
@@ -605,9 +610,9 @@ mod tests {
         for &k in &keys {
             many.record(&mut run, click(k, true));
         }
-        many.values_set(&shown);
+        many.values_set(&many.commands_on(&shown));
         assert!(many.renewed.is_empty() && many.covered(&keys[0], &keys[1], None));
-        many.values_set(&shown[..TRIPLE_COMMANDS]);
+        many.values_set(&many.commands_on(&shown[..TRIPLE_COMMANDS]));
         assert!(!many.covered(&keys[0], &keys[1], None));
     }
 
@@ -642,7 +647,7 @@ mod tests {
         let mut t = CommandSequences::new(30);
         let mut run = Vec::new();
         learn(&mut t, &[apply, checkout]);
-        t.field_typed(&candidates, coupon);
+        t.field_typed(&t.commands_on(&candidates), coupon);
         t.record(&mut run, click(apply, true));
         assert_eq!(t.next(&run, &candidates, &fields, &mut rng), Some(3));
         let submit = (Rect::new(197, 600, 120, 42), WidgetKind::Button);
@@ -671,33 +676,33 @@ mod tests {
         learn(&mut s, &[save, counter, apply, checkout]);
         // The cart, seen first with Apply alone known, then with both: not lone.
         for screen in [&settings[..], &home, &cart[..1], &cart] {
-            s.observe(screen);
+            s.observe(&s.commands_on(screen));
         }
         // Nothing changed yet: nothing is due.
         assert_eq!(s.recheck(&home), None);
         // The switch turned: the home counter is due, once; Save is on the settings
         // screen itself, and the cart's commands are not lone.
-        s.setting_changed(&settings, switch);
+        s.setting_changed(&s.commands_on(&settings), switch);
         assert_eq!(s.recheck(&cart), None);
         assert_eq!(s.recheck(&settings), None);
         assert_eq!(s.recheck(&home), Some(0));
         assert_eq!(s.recheck(&home), None);
         // A setting in another place makes Save due as well.
-        s.setting_changed(&cart, Rect::new(197, 383, 24, 24));
+        s.setting_changed(&s.commands_on(&cart), Rect::new(197, 383, 24, 24));
         assert_eq!(s.recheck(&settings), Some(1));
         assert_eq!(s.recheck(&home), Some(0));
         // Each setting asks VALUE_RENEWALS times at most, wherever its box moved within
         // the slack.
-        s.setting_changed(&settings, switch);
+        s.setting_changed(&s.commands_on(&settings), switch);
         assert_eq!(s.recheck(&home), Some(0));
         let moved = Rect::new(199, 244, 44, 24);
-        s.setting_changed(&settings, moved);
+        s.setting_changed(&s.commands_on(&settings), moved);
         assert_eq!(s.recheck(&home), None);
         // Without a budget nothing is asked for.
         let mut off = CommandSequences::new(0);
         learn(&mut off, &[counter]);
-        off.observe(&home);
-        off.setting_changed(&settings, switch);
+        off.observe(&off.commands_on(&home));
+        off.setting_changed(&off.commands_on(&settings), switch);
         assert_eq!(off.recheck(&home), None);
     }
 
