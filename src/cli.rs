@@ -12,7 +12,7 @@ use clap::{ArgAction, Args, Parser, ValueEnum};
 use gui_core::{Action, Size, Transition};
 use gui_driver::{
     AndroidConfig, AndroidDevice, ChromiumConfig, ChromiumDevice, DesktopConfig, DesktopDevice,
-    Device, SimApp, Simulator, StaticServer, WebDriverConfig, WebDriverDevice,
+    Device, DialogPolicy, SimApp, Simulator, StaticServer, WebDriverConfig, WebDriverDevice,
 };
 use gui_explore::{
     ExploreConfig, Insight, Observation, RenderJudge, RunRecorder, Strategy, Summary, Throttle,
@@ -64,31 +64,40 @@ pub fn parse<C: Parser>() -> C {
 pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result<C, clap::Error> {
     let args: Vec<OsString> = args.into_iter().collect();
     let mut command = C::command().args_override_self(true);
-    let mut full = Vec::with_capacity(args.len());
-    full.extend(args.first().cloned());
-    if let Some(dir) = flag_value(&args, "resume") {
-        // The run's own settings first; anything given now (-v, a larger --steps) wins.
-        let stored = recorded_argv(&dir).map_err(|message| {
-            command.error(
-                ErrorKind::InvalidValue,
-                format!("--resume {}: {message}", dir.display()),
-            )
-        })?;
-        full.extend(stored.into_iter().map(OsString::from));
-    }
+    let mut from_config = Vec::new();
     if let Some(path) = config_path(&args) {
         let flags: BTreeSet<String> = command
             .get_arguments()
             .filter(|a| a.get_id() != "config")
             .filter_map(|a| a.get_long().map(str::to_owned))
             .collect();
-        full.extend(config_flags(&path, &flags).map_err(|message| {
+        from_config = config_flags(&path, &flags).map_err(|message| {
             command.error(
                 ErrorKind::InvalidValue,
                 format!("--config {}: {message}", path.display()),
             )
-        })?);
+        })?;
     }
+    let mut full = Vec::with_capacity(args.len());
+    full.extend(args.first().cloned());
+    if let Some(dir) = flag_value(&args, "resume") {
+        // The run's own settings first; anything given now (-v, a larger --steps) wins.
+        let given: Vec<OsString> = from_config
+            .iter()
+            .chain(args.iter().skip(1))
+            .cloned()
+            .collect();
+        let stored = recorded_argv(&dir)
+            .and_then(|stored| refuse_launchers_from_folder(&stored, &given).map(|()| stored))
+            .map_err(|message| {
+                command.error(
+                    ErrorKind::InvalidValue,
+                    format!("--resume {}: {message}", dir.display()),
+                )
+            })?;
+        full.extend(stored.into_iter().map(OsString::from));
+    }
+    full.extend(from_config);
     full.extend(args.into_iter().skip(1));
     let _ = ARGV.set(replayable(&full[1.min(full.len())..]));
     let matches = command.try_get_matches_from_mut(full)?;
@@ -136,6 +145,77 @@ fn recorded_argv(dir: &Path) -> Result<Vec<String>, String> {
                 .ok_or_else(|| format!("{}: meta.argv holds a non-string", path.display()))
         })
         .collect()
+}
+
+/// Flags whose value names a program the tool starts, on this machine or on the attached
+/// device: the desktop app (`--app-command`), adb (`--adb`), the Android app and activity
+/// it launches (`--package`, `--activity`), and the Java app that `greybox` compiles and
+/// runs (`--java-classpath`, `--java-sources`, `--java-main`). Chromium and chromedriver
+/// are found through the environment (`GUI_CHROMIUM`, `GUI_CHROMEDRIVER`), not flags.
+const LAUNCHING_FLAGS: &[&str] = &[
+    "app-command",
+    "adb",
+    "package",
+    "activity",
+    "java-classpath",
+    "java-sources",
+    "java-main",
+];
+
+/// Refuses a recorded command line (`stored`, read from a run folder for `--resume`) that
+/// would start a program the user did not name again in `given` (the flags given now,
+/// `--config` files expanded): anyone who can write a run folder could otherwise make
+/// `--resume` run anything.
+fn refuse_launchers_from_folder(stored: &[String], given: &[OsString]) -> Result<(), String> {
+    let given: Vec<String> = given
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
+        .collect();
+    for flag in LAUNCHING_FLAGS {
+        let theirs = flag_values(stored, flag);
+        let ours = flag_values(&given, flag);
+        if let Some(value) = theirs.iter().find(|v| !ours.contains(v)) {
+            return Err(format!(
+                "the run's recorded command line starts a program with --{flag} {}, and a run \
+                 folder's settings never start programs by themselves; to run it, give \
+                 `--{flag} {}` again with --resume",
+                shell_quote(value),
+                shell_quote(value)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every value of `--NAME VALUE` and `--NAME=VALUE` in `args`.
+fn flag_values(args: &[String], name: &str) -> Vec<String> {
+    let flag = format!("--{name}");
+    let with_value = format!("--{name}=");
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if *a == flag {
+            // A flag without its value still names the flag: never match it silently.
+            out.push(it.next().cloned().unwrap_or_default());
+        } else if let Some(v) = a.strip_prefix(&with_value) {
+            out.push(v.to_owned());
+        }
+    }
+    out
+}
+
+/// `value` as one shell word.
+fn shell_quote(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', r"'\''"))
+    }
 }
 
 /// The value of the last `--config FILE` or `--config=FILE`, before any `--`.
@@ -360,6 +440,23 @@ pub struct TargetArgs {
         conflicts_with_all = ["mobile", "app_command", "package", "activity", "serial", "adb", "permissions"]
     )]
     pub webdriver: Option<String>,
+    /// How web devices answer native dialogs (`alert`, `confirm`, `prompt`,
+    /// `beforeunload`): `accept` (OK, and a prompt gets a word) or `dismiss` (Cancel).
+    /// Each is answered the moment it opens and recorded as a `dialog` event.
+    #[arg(long, value_name = "POLICY", default_value = "accept")]
+    pub dialogs: DialogPolicy,
+    /// An origin (`https://cdn.example.com`) that counts as the app besides the start
+    /// URL's: its pages are explored rather than left for the app again (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Seconds a web page may leave a DevTools call unanswered before it is taken for
+    /// hung (a `hang` crash signal, then a restart).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub hang_after: f64,
+    /// Cap each page's JavaScript heap at this many MiB (Chromium), so that a page that
+    /// leaks memory crashes its renderer soon rather than after filling the machine.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(16..))]
+    pub js_heap_mb: Option<u32>,
 }
 
 /// Budget, seed and output of a run.
@@ -417,6 +514,13 @@ pub fn parse_size(s: &str) -> Result<Size, String> {
         ));
     }
     Ok(Size::new(w, h))
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.5..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds in 0.5..=3600")),
+    }
 }
 
 fn parse_minutes(s: &str) -> Result<f64, String> {
@@ -553,6 +657,14 @@ impl TargetArgs {
         if !self.mobile || self.viewport != Size::new(1280, 800) {
             config.viewport = self.viewport;
         }
+        config.dialogs = self.dialogs;
+        config.allowed_origins.clone_from(&self.allow_origins);
+        config.call_timeout = Duration::from_secs_f64(self.hang_after);
+        if let Some(mb) = self.js_heap_mb {
+            config
+                .extra_args
+                .push(format!("--js-flags=--max-old-space-size={mb}"));
+        }
         let device = ChromiumDevice::launch(&url, config)
             .with_context(|| format!("starting Chromium on {url}"))?;
         Ok((device, url, server))
@@ -667,21 +779,36 @@ impl RunArgs {
         Ok(())
     }
 
+    /// Refuses `--workers` with a device that cannot have one per worker. Called before
+    /// any device starts or any run folder is touched.
+    pub fn check_workers(&self, target: &TargetArgs) -> Result<()> {
+        if self.workers > 1 && target.device == DeviceKind::Android {
+            bail!(
+                "--workers {} needs a device per worker; --device android drives the one device of --serial",
+                self.workers
+            );
+        }
+        Ok(())
+    }
+
     /// Creates the run folder, or reopens the one of `--resume` (which must hold a run of
-    /// the same strategy).
+    /// the same strategy). Either way the folder is locked while the recorder lives; a
+    /// folder refused for `--resume` is left as it was.
     pub fn recorder(&self, strategy: &str, meta: &serde_json::Value) -> Result<RunRecorder> {
         if let Some(dir) = &self.resume {
-            let recorder =
-                RunRecorder::resume(dir).with_context(|| format!("--resume {}", dir.display()))?;
-            let prior = recorder.prior().expect("a resumed recorder has a prior");
-            let theirs = prior.meta["strategy"].as_str().unwrap_or("unknown");
+            let context = || format!("--resume {}", dir.display());
+            // Everything is checked on the folder as read, before resuming changes it.
+            let reopened = RunRecorder::reopen(dir).with_context(context)?;
+            let theirs = reopened.prior().meta["strategy"]
+                .as_str()
+                .unwrap_or("unknown");
             if theirs != strategy {
                 bail!(
                     "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
                     dir.display()
                 );
             }
-            return Ok(recorder);
+            return reopened.resume().with_context(context);
         }
         let dir = self.out.clone().unwrap_or_else(|| {
             let t = std::time::SystemTime::now()
@@ -751,12 +878,7 @@ pub fn explore_workers(
     config: &ExploreConfig,
     strategy: &(dyn Fn(u32) -> Result<Box<dyn Strategy>> + Sync),
 ) -> Result<Summary> {
-    if run.workers > 1 && target.device == DeviceKind::Android {
-        bail!(
-            "--workers {} needs a device per worker; --device android drives the one device of --serial",
-            run.workers
-        );
-    }
+    run.check_workers(target)?;
     let first = std::sync::Mutex::new(Some(first));
     let build = |i: u32| -> gui_explore::Result<CliWorker> {
         let start = || -> Result<CliWorker> {
@@ -811,9 +933,13 @@ impl<J: gui_vision::render::RenderJudge> RenderJudge for VisionJudge<J> {
     }
 }
 
-/// Writes `report.html` (see gui-report) into a finished run folder and returns its path.
+/// Writes `report.html` (see gui-report) into a finished run folder and returns its path;
+/// files the report had to leave out are named on stderr.
 pub fn write_report(run_dir: &std::path::Path) -> Result<PathBuf> {
     let runs = [gui_report::RunFolder::load(run_dir)?];
+    for warning in &runs[0].warnings {
+        eprintln!("report: warning: {warning}");
+    }
     let html = gui_report::render_html(&runs, &gui_report::HtmlOptions::default())?;
     let path = run_dir.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
@@ -909,6 +1035,131 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("/no/such.toml"), "{e}");
+    }
+
+    /// A run folder of `strategy` recording the command line `argv`, finished, with a
+    /// step line torn by a kill after it.
+    fn recorded_run(strategy: &str, argv: &[&str]) -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("run");
+        let meta = serde_json::json!({"strategy": strategy, "workers": 1, "argv": argv});
+        let mut recorder = RunRecorder::create(&dir, &meta).unwrap();
+        recorder.finish(&serde_json::json!({"steps": 0})).unwrap();
+        drop(recorder);
+        let mut steps = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("steps.jsonl"))
+            .unwrap();
+        std::io::Write::write_all(&mut steps, br#"{"step":1,"ac"#).unwrap();
+        (tmp, dir)
+    }
+
+    /// Every file under `dir` with its bytes.
+    fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else {
+                    out.insert(path.clone(), std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    fn resume(dir: &Path, args: &[&str]) -> Result<Demo, clap::Error> {
+        let mut argv: Vec<OsString> = vec!["demo".into(), "--resume".into(), dir.into()];
+        argv.extend(args.iter().map(OsString::from));
+        parse_from(argv)
+    }
+
+    #[test]
+    fn resume_with_another_strategy_leaves_the_folder_untouched() {
+        let (_tmp, dir) = recorded_run("monkey", &["--device", "simulator"]);
+        let before = snapshot(&dir);
+        let d = resume(&dir, &[]).unwrap();
+        let err = d
+            .run
+            .recorder("pirltest", &serde_json::json!({}))
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("holds a monkey run"), "{err:#}");
+        assert_eq!(
+            snapshot(&dir),
+            before,
+            "summary.json, the torn line, no lock"
+        );
+
+        // The right strategy resumes it: the summary goes, to be written at the end.
+        let recorder = d.run.recorder("monkey", &serde_json::json!({})).unwrap();
+        assert!(!dir.join("summary.json").exists());
+        drop(recorder);
+    }
+
+    #[test]
+    fn a_run_folder_being_written_is_refused_naming_the_process() {
+        let (_tmp, dir) = recorded_run("monkey", &["--device", "simulator"]);
+        let d = resume(&dir, &[]).unwrap();
+        let first = d.run.recorder("monkey", &serde_json::json!({})).unwrap();
+        let err = format!(
+            "{:#}",
+            d.run
+                .recorder("monkey", &serde_json::json!({}))
+                .unwrap_err()
+        );
+        assert!(err.contains(&dir.display().to_string()), "{err}");
+        assert!(
+            err.contains(&format!("process {}", std::process::id())),
+            "{err}"
+        );
+        drop(first);
+        d.run.recorder("monkey", &serde_json::json!({})).unwrap();
+    }
+
+    #[test]
+    fn resume_refuses_a_program_named_only_by_the_run_folder() {
+        let (_tmp, dir) = recorded_run(
+            "monkey",
+            &[
+                "--device",
+                "desktop",
+                "--app-command",
+                "sh -c evil",
+                "--seed",
+                "3",
+            ],
+        );
+        let e = resume(&dir, &[]).unwrap_err().to_string();
+        assert!(e.contains("--app-command 'sh -c evil'"), "{e}");
+        assert!(e.contains("again with --resume"), "{e}");
+        let e = resume(&dir, &["--app-command", "xcalc"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--app-command"),
+            "another value is no consent: {e}"
+        );
+
+        // Named again, with the same value: the run goes on with its settings.
+        let d = resume(&dir, &["--app-command=sh -c evil"]).unwrap();
+        assert_eq!(d.target.app_command.as_deref(), Some("sh -c evil"));
+        assert_eq!(d.run.seed, 3);
+
+        // Recorded from a config file (`--flag=value`), and the other launching flags.
+        let (_tmp, dir) = recorded_run("monkey", &["--device=android", "--adb=/tmp/adb"]);
+        let e = resume(&dir, &[]).unwrap_err().to_string();
+        assert!(e.contains("--adb /tmp/adb"), "{e}");
+        let (_tmp, dir) = recorded_run("monkey", &["--package", "com.example"]);
+        let e = resume(&dir, &[]).unwrap_err().to_string();
+        assert!(e.contains("--package com.example"), "{e}");
+        // A config file given now counts as naming it again.
+        let cfg = dir.parent().unwrap().join("android.toml");
+        std::fs::write(&cfg, "package = \"com.example\"\n").unwrap();
+        let d = resume(&dir, &["--config", cfg.to_str().unwrap()]).unwrap();
+        assert_eq!(d.target.package.as_deref(), Some("com.example"));
     }
 
     #[test]

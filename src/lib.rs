@@ -11,6 +11,7 @@ pub use gui_rl as rl;
 pub use gui_vision as vision;
 
 pub mod cli;
+pub mod gauntlet;
 pub mod pirltest;
 pub mod visiondroid;
 

@@ -137,6 +137,10 @@ fn monkey_resumes_with_a_larger_budget_and_refuses_another_tools_run() {
     assert!(!wrong.status.success());
     let err = String::from_utf8_lossy(&wrong.stderr);
     assert!(err.contains("holds a monkey run"), "{err}");
+    assert!(
+        run.join("summary.json").is_file(),
+        "a refused --resume leaves the folder as it was"
+    );
 
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
@@ -235,4 +239,47 @@ fn tools_that_cannot_scale_out_say_so() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--resume"), "{err}");
+}
+
+#[test]
+fn a_second_process_is_refused_a_run_folder_until_the_first_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_monkey"))
+        .args([
+            "--device",
+            "simulator",
+            "--throttle",
+            "1",
+            "--steps",
+            "100000",
+        ])
+        .args(["--out", run.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while lines(&run) < 5 {
+        assert!(Instant::now() < deadline, "monkey wrote no steps");
+        assert!(first.try_wait().unwrap().is_none(), "monkey ended early");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = tool("monkey", &["--resume", run.to_str().unwrap()]);
+    first.kill().unwrap(); // SIGKILL: its lock stays behind
+    first.wait().unwrap();
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains(&run.display().to_string()), "{err}");
+    assert!(err.contains(&format!("process {}", first.id())), "{err}");
+
+    // The holder is gone: its lock is taken over and the run goes on.
+    let n = read_steps(&run).unwrap().len() as u64 + 3;
+    let steps = n.to_string();
+    ok(&tool(
+        "monkey",
+        &["--resume", run.to_str().unwrap(), "--steps", &steps],
+    ));
+    assert_every_step(&run, n);
+    assert!(!run.join("run.lock").exists());
 }

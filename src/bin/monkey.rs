@@ -61,6 +61,7 @@ fn main() -> Result<()> {
         seed: cli.run.seed,
         weights,
     };
+    cli.run.check_workers(&cli.target)?;
     let mut target = cli.target.start()?;
     let explore_config = cli.run.explore_config();
     let meta = cli.run.meta(

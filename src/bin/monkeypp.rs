@@ -367,7 +367,8 @@ fn summary(live: &LiveOutcome, device: &str) -> Summary {
     }
 }
 
+/// Writes a JSON file of the run folder atomically: a report never reads half of one.
 fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let bytes = serde_json::to_vec_pretty(value).expect("json");
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    Ok(gui_explore::write_atomic(path, &bytes)?)
 }

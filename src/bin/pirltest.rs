@@ -201,6 +201,7 @@ const EXAMPLES: &str = "Examples:
 fn main() -> Result<()> {
     let cli: Cli = cli::parse();
     cli.common.init_logging();
+    cli.run.check_workers(&cli.target)?;
     let mut config = AgentConfig {
         seed: cli.run.seed,
         temperature: cli.temperature,
@@ -312,8 +313,7 @@ fn main() -> Result<()> {
         "errors": errors,
         "model": model_out,
     });
-    std::fs::write(&agent_json, serde_json::to_vec_pretty(&report)?)
-        .with_context(|| format!("writing {}", agent_json.display()))?;
+    gui_explore::write_atomic(&agent_json, &serde_json::to_vec_pretty(&report)?)?;
     let summary = outcome?;
     let extra = format!(
         ", {} pages, agent {:.1} ms/step",

@@ -152,8 +152,7 @@ fn replay() -> Result<bool> {
             all.push(m);
         }
         let path = recorder.dir().join("minimised.json");
-        std::fs::write(&path, serde_json::to_vec_pretty(&all)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        gui_explore::write_atomic(&path, &serde_json::to_vec_pretty(&all)?)?;
     }
     gui_testing::say!("run folder: {}", recorder.dir().display());
     gui_testing::say!("report: {}", write_report(recorder.dir())?.display());

@@ -59,6 +59,11 @@ fn run(cli: &Cli) -> Result<i32> {
         .iter()
         .map(RunFolder::load)
         .collect::<Result<Vec<_>, _>>()?;
+    for run in &runs {
+        for warning in &run.warnings {
+            eprintln!("report: warning: {warning}");
+        }
+    }
     let html_path = match (&cli.html, cli.runs.as_slice()) {
         (Some(path), _) => path.clone(),
         (None, [one]) => one.join("report.html"),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Parser;
 use gui_llm::{
     ApiKey, DetectorConfig, ExampleSet, ExplorerConfig, FunctionAwareExplorer, OpenAiClient,
@@ -134,8 +134,7 @@ fn main() -> Result<()> {
         "accounting": explorer.accounting(),
     });
     let path = recorder.dir().join("visiondroid.json");
-    std::fs::write(&path, serde_json::to_vec_pretty(&report)?)
-        .with_context(|| format!("writing {}", path.display()))?;
+    gui_explore::write_atomic(&path, &serde_json::to_vec_pretty(&report)?)?;
     let summary = outcome?;
     let acc = explorer.accounting();
     let extra = format!(

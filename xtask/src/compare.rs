@@ -188,7 +188,7 @@ fn at(series: &[u64], step: u64) -> u64 {
 }
 
 /// The app's URL, kept served while the value lives.
-fn serve(app: &str) -> Result<StaticServer> {
+pub(crate) fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
         return StaticServer::demo().context("serving the demo app");
     }

@@ -24,6 +24,8 @@
 //! - `louvain-bench` gui-llm's Louvain against networkx on a 2000-node history graph: time, modularity
 //! - `fuzz`        every cargo-fuzz target of fuzz/ for 10^6 executions (nightly, cargo-fuzz installed here)
 //! - `scale-bench` browser kills during a run, resume after kill -9, 1 vs 2 workers, memory over 10,000 steps
+//! - `gauntlet`    monkey and pirltest over every gauntlet page and subject app: step times,
+//!   restarts, crash signals, device events, verdicts (Markdown table)
 
 mod adat_bench;
 mod adat_data;
@@ -31,6 +33,7 @@ mod canny_compare;
 mod compare;
 mod desktop_compare;
 mod fuzz;
+mod gauntlet;
 mod greybox_bench;
 mod layout_embedder;
 mod louvain_bench;
@@ -53,7 +56,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench | gauntlet>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -84,6 +87,7 @@ fn main() -> Result<()> {
         "desktop-compare" => desktop_compare::run(rest),
         "fuzz" => fuzz::run(rest),
         "scale-bench" => scale_bench::run(rest),
+        "gauntlet" => gauntlet::run(rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }

@@ -19,6 +19,7 @@ mod action;
 #[cfg(feature = "checkpoint")]
 pub mod checkpoint;
 mod error;
+mod event;
 mod geometry;
 mod screenshot;
 mod signal;
@@ -27,6 +28,7 @@ mod widget;
 
 pub use action::{Action, ActionGroup, ActionKind, ActionParam, Platform, SwipeDirection, Target};
 pub use error::{Error, Result};
+pub use event::{DeviceEvent, DeviceEventKind};
 pub use geometry::{Point, Rect, Size};
 pub use screenshot::Screenshot;
 pub use signal::{CoverageSnapshot, Signal, SignalKind, StackFrame, Transition};

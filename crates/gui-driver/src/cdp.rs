@@ -9,13 +9,14 @@
 //! keeping the events that arrive meanwhile for later.
 
 use std::collections::VecDeque;
-use std::net::TcpStream;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tungstenite::{Message, WebSocket};
 
-use crate::{Error, Result};
+use crate::{DialogPolicy, Error, PROMPT_TEXT, Result};
 
 /// An event the browser sent: method, parameters and the session it belongs to.
 #[derive(Debug, Clone)]
@@ -36,9 +37,40 @@ const KEPT_EVENTS: &[&str] = &[
     "Page.loadEventFired",
     "Page.frameNavigated",
     "Page.javascriptDialogOpening",
+    "Page.fileChooserOpened",
+    "Page.domContentEventFired",
+    "Target.targetCreated",
+    "Browser.downloadWillBegin",
     // Only sent while a screencast runs (`ChromiumDevice::start_screencast`).
     "Page.screencastFrame",
 ];
+
+/// Most events kept between two reads of the queue: a page that raises a dialog every
+/// few milliseconds while the device waits must not grow it without bound. The oldest
+/// are dropped first.
+const MAX_QUEUED: usize = 4096;
+
+/// What the client answers by itself the moment an event arrives, inside whatever call is
+/// waiting: a native dialog blocks the page (and with it the call that is waiting for the
+/// page, such as a click), so its answer cannot wait until that call returns.
+#[derive(Debug, Default)]
+pub(crate) struct Autopilot {
+    /// On until the device has set the rest up.
+    pub enabled: bool,
+    pub dialogs: DialogPolicy,
+    /// Leave a page on `beforeunload` whatever the policy, while the device itself
+    /// navigates (a restart, bringing the app back).
+    pub leaving: bool,
+    /// The app's page. Every other page target is closed as it is created: a new tab or
+    /// popup would take the foreground and slow every later step.
+    pub own_target: Option<String>,
+    /// Page targets the device opened itself and closes itself.
+    pub spare_targets: Vec<String>,
+    /// The device is opening a page of its own: the page created now is spared.
+    pub opening_spare: bool,
+    /// The file a file chooser is given.
+    pub upload: Option<PathBuf>,
+}
 
 #[derive(Debug)]
 pub(crate) struct Cdp {
@@ -46,6 +78,10 @@ pub(crate) struct Cdp {
     next_id: u64,
     events: VecDeque<Event>,
     pub call_timeout: Duration,
+    pub autopilot: Autopilot,
+    /// Sessions whose renderer crashed: calls on them fail at once rather than wait
+    /// out their timeout for an answer that cannot come.
+    crashed: Vec<String>,
 }
 
 impl Cdp {
@@ -57,9 +93,20 @@ impl Cdp {
                 detail: format!("not a ws:// URL: {ws_url}"),
             })?;
         let host = rest.split('/').next().unwrap_or(rest);
-        let stream =
-            TcpStream::connect(host).map_err(|e| Error::io(format!("connect to {ws_url}"), e))?;
+        let connect = |e: std::io::Error| Error::io(format!("connect to {ws_url}"), e);
+        let addr = host
+            .to_socket_addrs()
+            .map_err(connect)?
+            .next()
+            .ok_or_else(|| connect(std::io::ErrorKind::AddrNotAvailable.into()))?;
+        // A browser that accepts the connection but never answers the handshake is hung:
+        // both the connect and the handshake are bounded by the call timeout.
+        let stream = TcpStream::connect_timeout(&addr, call_timeout).map_err(connect)?;
         stream.set_nodelay(true).ok();
+        stream
+            .set_read_timeout(Some(call_timeout))
+            .and_then(|()| stream.set_write_timeout(Some(call_timeout)))
+            .map_err(|e| Error::io("set DevTools socket timeout", e))?;
         let (ws, _) =
             tungstenite::client::client(ws_url, stream).map_err(|e| Error::DeviceLost {
                 what: format!("WebSocket handshake with {ws_url} failed: {e}"),
@@ -69,7 +116,72 @@ impl Cdp {
             next_id: 1,
             events: VecDeque::new(),
             call_timeout,
+            autopilot: Autopilot::default(),
+            crashed: Vec::new(),
         })
+    }
+
+    /// Sends a command and returns its id without waiting for the answer; an answer
+    /// nobody waits for is read and dropped by whichever call reads next.
+    pub fn send(&mut self, session: Option<&str>, method: &str, params: Value) -> Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = Value::String(s.to_owned());
+        }
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .map_err(|e| lost(method, &e))?;
+        Ok(id)
+    }
+
+    /// Answers what must be answered at once (see [`Autopilot`]).
+    fn answer_at_once(&mut self, method: &str, params: &Value, session: Option<&str>) -> Result<()> {
+        if !self.autopilot.enabled {
+            return Ok(());
+        }
+        match method {
+            "Page.javascriptDialogOpening" => {
+                let accept = self.autopilot.dialogs.accepts()
+                    || (self.autopilot.leaving && params["type"] == "beforeunload");
+                let mut answer = json!({ "accept": accept });
+                if accept && params["type"] == "prompt" {
+                    answer["promptText"] = json!(PROMPT_TEXT);
+                }
+                self.send(session, "Page.handleJavaScriptDialog", answer)?;
+                Ok(())
+            }
+            "Target.targetCreated" => {
+                let info = &params["targetInfo"];
+                let id = info["targetId"].as_str().unwrap_or("");
+                let a = &mut self.autopilot;
+                if info["type"] != "page" || a.own_target.as_deref().is_none_or(|own| own == id) {
+                    return Ok(());
+                }
+                if a.opening_spare {
+                    a.spare_targets.push(id.to_owned());
+                } else if !a.spare_targets.iter().any(|t| t == id) {
+                    self.send(None, "Target.closeTarget", json!({ "targetId": id }))?;
+                }
+                Ok(())
+            }
+            "Page.fileChooserOpened" => match (&self.autopilot.upload, params["backendNodeId"].as_u64()) {
+                (Some(file), Some(node)) => {
+                    let file = file.display().to_string();
+                    self.send(
+                        session,
+                        "DOM.setFileInputFiles",
+                        json!({ "files": [file], "backendNodeId": node }),
+                    )?;
+                    Ok(())
+                }
+                // No file to give, or a chooser not tied to an input: left unanswered,
+                // which cancels it.
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
     }
 
     /// Sends a command and waits for its answer within the call timeout.
@@ -85,17 +197,16 @@ impl Cdp {
         params: Value,
         timeout: Duration,
     ) -> Result<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut msg = json!({ "id": id, "method": method, "params": params });
-        if let Some(s) = session {
-            msg["sessionId"] = Value::String(s.to_owned());
-        }
-        self.ws
-            .send(Message::text(msg.to_string()))
-            .map_err(|e| lost(method, &e))?;
+        let id = self.send(session, method, params)?;
         let deadline = Instant::now() + timeout;
         loop {
+            if let Some(s) = session
+                && self.crashed.iter().any(|c| c == s)
+            {
+                return Err(Error::DeviceLost {
+                    what: format!("the page's renderer crashed during {method}"),
+                });
+            }
             let Some(reply) = self.read_one(deadline, method)? else {
                 return Err(Error::Timeout {
                     method: method.to_owned(),
@@ -200,13 +311,24 @@ impl Cdp {
         if let Some(m) = value.get("method").and_then(Value::as_str)
             && KEPT_EVENTS.contains(&m)
         {
+            let params = value.get("params").cloned().unwrap_or(Value::Null);
+            let session = value
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            self.answer_at_once(m, &params, session.as_deref())?;
+            if m == "Inspector.targetCrashed"
+                && let Some(s) = &session
+            {
+                self.crashed.push(s.clone());
+            }
+            if self.events.len() == MAX_QUEUED {
+                self.events.pop_front();
+            }
             self.events.push_back(Event {
                 method: m.to_owned(),
-                params: value.get("params").cloned().unwrap_or(Value::Null),
-                session: value
-                    .get("sessionId")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                params,
+                session,
             });
         }
         Ok(Some(Value::Null))

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal,
-    SignalKind, Size, StackFrame, SwipeDirection, UiHierarchy,
+    Action, ActionKind, ActionParam, CoverageSnapshot, DeviceEvent, DeviceEventKind, Platform,
+    Point, Rect, Screenshot, Signal, SignalKind, Size, StackFrame, SwipeDirection, UiHierarchy,
 };
 use serde_json::{Value, json};
 
 use crate::cdp::{Cdp, Event};
-use crate::{Device, Error, JsCoverage, Result};
+use crate::{AppOrigins, Device, DialogPolicy, Error, JsCoverage, Result};
 
 /// Where Debian installs the real binary; `/usr/bin/chromium` is a wrapper script that adds
 /// flags and prints noise, so it comes last.
@@ -77,6 +77,11 @@ pub struct ChromiumConfig {
     /// With `None`, a sandbox that cannot start (no user namespaces) is turned off with
     /// a warning rather than failing the run.
     pub sandbox: Option<bool>,
+    /// How native dialogs are answered (each the moment it opens).
+    pub dialogs: DialogPolicy,
+    /// Origins besides the start URL's that count as the app (`--allow-origin`): pages
+    /// there are explored, not left.
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for ChromiumConfig {
@@ -92,6 +97,8 @@ impl Default for ChromiumConfig {
             coverage: true,
             extra_args: Vec::new(),
             sandbox: None,
+            dialogs: DialogPolicy::default(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -201,13 +208,16 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         crate::die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().map_err(|source| Error::Launch {
+        let child = cmd.spawn().map_err(|source| Error::Launch {
             path: path.into(),
             source,
         })?;
+        // From here on the child is killed on every error path (`KillOnError` drops it).
+        let mut child = KillOnError(Some(child));
+        let child_ref = child.0.as_mut().expect("just spawned");
 
         // Chromium announces its endpoint on stderr and must keep being drained afterwards.
-        let stderr = child.stderr.take().expect("stderr is piped");
+        let stderr = child_ref.stderr.take().expect("stderr is piped");
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let (tx, rx) = mpsc::channel();
         let tail2 = tail.clone();
@@ -237,8 +247,6 @@ impl Browser {
         let ws_url = match rx.recv_timeout(config.launch_timeout) {
             Ok(url) => url,
             Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
                 return Err(Error::LaunchTimeout {
                     path: path.into(),
                     after: config.launch_timeout,
@@ -269,7 +277,7 @@ impl Browser {
         )?;
         let session = str_field(&r, "sessionId", "Target.attachToTarget")?;
         Ok(Self {
-            child,
+            child: child.0.take().expect("taken once"),
             cdp,
             session,
             target_id,
@@ -286,6 +294,19 @@ impl Browser {
 
     fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+/// A browser process being set up: killed (and reaped) if setting it up fails, so that
+/// no Chromium outlives a launch that returned an error.
+struct KillOnError(Option<Child>);
+
+impl Drop for KillOnError {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -312,7 +333,11 @@ pub struct ChromiumDevice {
     config: ChromiumConfig,
     executable: PathBuf,
     start_url: String,
-    origin: String,
+    /// The origins that count as the app.
+    origins: AppOrigins,
+    /// The last URL of the app's own the main frame showed: where the app is brought
+    /// back to when it leaves its origins and history cannot take it back.
+    last_app_url: String,
     browser: Option<Browser>,
     viewport: Size,
     split: bool,
@@ -328,7 +353,20 @@ pub struct ChromiumDevice {
     sandboxed: bool,
     /// Screencast frames that arrived while another call waited, oldest first.
     frames: VecDeque<Event>,
+    /// What the device handled for the app since the last `drain_events`.
+    events: Vec<DeviceEvent>,
+    /// The app's page target was closed by the app (`window.close()`), not crashed.
+    window_closed: bool,
+    /// Downloads land here, and the file a file chooser is given lives here.
+    scratch: tempfile::TempDir,
 }
+
+/// Most device events kept between two `drain_events` calls.
+const MAX_EVENTS: usize = 1000;
+
+/// How long a navigation waits for the load event once the document is parsed: images or
+/// scripts that never arrive must not stall a restart for the whole load timeout.
+const LOAD_AFTER_DOCUMENT: Duration = Duration::from_secs(3);
 
 /// One frame of a DevTools screencast ([`ChromiumDevice::start_screencast`]), as Chromium
 /// sent it: PNG bytes, not yet decoded, so a capture keeps up with 60 frames a second.
@@ -388,12 +426,18 @@ impl ChromiumDevice {
             }
             None => find_chromium()?,
         };
+        let scratch = tempfile::Builder::new()
+            .prefix("gui-testing-files-")
+            .tempdir()
+            .map_err(|e| Error::io("create a folder for downloads and uploads", e))?;
+        let origins = AppOrigins::new(url, &config.allowed_origins);
         let mut device = Self {
             viewport: config.viewport,
             executable,
             start_url: url.to_owned(),
-            origin: JsCoverage::origin_of(url),
-            coverage: JsCoverage::new(JsCoverage::origin_of(url)),
+            last_app_url: url.to_owned(),
+            coverage: JsCoverage::new(origins.primary().to_owned()),
+            origins,
             config,
             browser: None,
             split: false,
@@ -405,6 +449,9 @@ impl ChromiumDevice {
             launches: 0,
             sandboxed: false,
             frames: VecDeque::new(),
+            events: Vec::new(),
+            window_closed: false,
+            scratch,
         };
         device.relaunch()?;
         tracing::info!("started {}", device.describe());
@@ -539,49 +586,97 @@ impl ChromiumDevice {
         }
         self.sandboxed = sandboxed;
         self.launches += 1;
+        self.window_closed = false;
+        self.last_app_url.clone_from(&self.start_url);
+        let upload = crate::web_policy::upload_file(self.scratch.path())?;
+        let downloads = self.scratch.path().join("downloads");
+        std::fs::create_dir_all(&downloads)
+            .map_err(|e| Error::io(format!("create {}", downloads.display()), e))?;
         self.browser = Some(browser);
-        let coverage = self.config.coverage;
+        let dialogs = self.config.dialogs;
         let b = self.browser()?;
-        for m in ["Page.enable", "Runtime.enable", "Inspector.enable"] {
-            b.call(m, json!({}))?;
-        }
-        if coverage {
-            b.call("Profiler.enable", json!({}))?;
-            // Started on about:blank so the app's first script is measured from its start.
-            b.call(
-                "Profiler.startPreciseCoverage",
-                json!({ "callCount": true, "detailed": true }),
-            )?;
-        }
-        self.apply_viewport()?;
+        b.cdp.autopilot = crate::cdp::Autopilot {
+            enabled: true,
+            dialogs,
+            leaving: false,
+            own_target: Some(b.target_id.clone()),
+            spare_targets: Vec::new(),
+            opening_spare: false,
+            upload: Some(upload),
+        };
+        // Every new tab or popup is seen (and closed) as it is created.
+        b.cdp
+            .call(None, "Target.setDiscoverTargets", json!({ "discover": true }))?;
+        b.cdp.call(
+            None,
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "allow", "downloadPath": downloads.display().to_string(),
+                    "eventsEnabled": true }),
+        )?;
+        self.setup_page()?;
         let url = self.start_url.clone();
         self.navigate(&url)
     }
 
+    /// Opens `url` in the app's page and waits for it to load. A page whose document
+    /// arrived but whose load never ends (a resource that never comes) is used as it is,
+    /// with a [`DeviceEventKind::LoadIncomplete`] event, [`LOAD_AFTER_DOCUMENT`] after
+    /// its document was parsed; only a URL that cannot be opened at all is an error.
     fn navigate(&mut self, url: &str) -> Result<()> {
         let load_timeout = self.config.load_timeout;
         let b = self.browser()?;
         let session = b.session.clone();
         // Forget load events of earlier pages.
-        let _ = b
-            .cdp
-            .wait_event(Some(&session), "Page.loadEventFired", Duration::ZERO)?;
-        let r = b.call("Page.navigate", json!({ "url": url }))?;
+        for ev in ["Page.loadEventFired", "Page.domContentEventFired"] {
+            while b.cdp.wait_event(Some(&session), ev, Duration::ZERO)?.is_some() {}
+        }
+        // A `beforeunload` handler must not keep the device on the page it leaves.
+        b.cdp.autopilot.leaving = true;
+        let r = b.call("Page.navigate", json!({ "url": url }));
+        b.cdp.autopilot.leaving = false;
+        let r = r?;
         if let Some(err) = r.get("errorText").and_then(Value::as_str) {
             return Err(Error::Navigation {
                 url: url.to_owned(),
                 reason: err.to_owned(),
             });
         }
-        if b.cdp
-            .wait_event(Some(&session), "Page.loadEventFired", load_timeout)?
-            .is_none()
-        {
+        let deadline = Instant::now() + load_timeout;
+        let mut document_at = None;
+        loop {
+            let now = Instant::now();
+            let until = match document_at {
+                Some(t) => deadline.min(t + LOAD_AFTER_DOCUMENT),
+                None => deadline,
+            };
+            if now >= until {
+                break;
+            }
+            if b.cdp
+                .wait_event(Some(&session), "Page.loadEventFired", Duration::ZERO)?
+                .is_some()
+            {
+                return Ok(());
+            }
+            if document_at.is_none()
+                && b.cdp
+                    .wait_event(Some(&session), "Page.domContentEventFired", Duration::ZERO)?
+                    .is_some()
+            {
+                document_at = Some(now);
+            }
+            b.cdp.pump((until - now).min(Duration::from_millis(50)))?;
+        }
+        if document_at.is_none() {
             return Err(Error::Navigation {
                 url: url.to_owned(),
-                reason: format!("no load event within {load_timeout:?}"),
+                reason: format!("no document within {load_timeout:?}"),
             });
         }
+        self.note(
+            DeviceEventKind::LoadIncomplete,
+            format!("{url}: not loaded {LOAD_AFTER_DOCUMENT:?} after its document"),
+        );
         Ok(())
     }
 
@@ -695,17 +790,13 @@ impl ChromiumDevice {
     /// Where the page is in its history: the current entry's URL when it is in the app,
     /// and the id of the previous entry when that one is in the app.
     fn history_position(&mut self) -> Result<(Option<String>, Option<Value>)> {
-        let origin = self.origin.clone();
         let h = self
             .browser()?
             .call("Page.getNavigationHistory", json!({}))?;
         let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
         let entries = h["entries"].as_array().cloned().unwrap_or_default();
-        let in_app = |e: &Value| {
-            e["url"]
-                .as_str()
-                .is_some_and(|u| JsCoverage::origin_of(u) == origin)
-        };
+        let origins = &self.origins;
+        let in_app = |e: &Value| e["url"].as_str().is_some_and(|u| origins.contains(u));
         let here = entries
             .get(current)
             .filter(|e| in_app(e))
@@ -721,13 +812,12 @@ impl ChromiumDevice {
     /// Whether the main frame's document is from the app's origin (not, say, the
     /// browser's error page).
     fn main_frame_in_app(&mut self) -> Result<bool> {
-        let origin = self.origin.clone();
         let tree = self.browser()?.call("Page.getFrameTree", json!({}))?;
         let frame = &tree["frameTree"]["frame"];
         Ok(frame["unreachableUrl"].is_null()
             && frame["url"]
                 .as_str()
-                .is_some_and(|u| JsCoverage::origin_of(u) == origin))
+                .is_some_and(|u| self.origins.contains(u)))
     }
 
     /// `return`: one step back in history, but never out of the app (a step back to another
@@ -755,18 +845,35 @@ impl ChromiumDevice {
         }
         match self.history_position()? {
             (Some(_), _) if self.main_frame_in_app()? => Ok(()),
-            (Some(url), _) => self.navigate(&url),
+            // An app URL the browser shows an error page for (a failed load, a password
+            // challenge nobody answers): loaded again, and if it fails again, the app's
+            // last page that did load.
+            (Some(url), _) => match self.navigate(&url) {
+                Err(Error::Navigation { .. }) => {
+                    let last = if self.last_app_url == url {
+                        self.start_url.clone()
+                    } else {
+                        self.last_app_url.clone()
+                    };
+                    self.navigate(&last)
+                }
+                other => other,
+            },
             (None, Some(entry)) => {
                 let timeout = self.config.load_timeout;
                 let b = self.browser()?;
-                b.call("Page.navigateToHistoryEntry", json!({ "entryId": entry }))?;
+                b.cdp.autopilot.leaving = true;
+                let r = b.call("Page.navigateToHistoryEntry", json!({ "entryId": entry }));
                 let session = b.session.clone();
-                b.cdp
-                    .wait_event(Some(&session), "Page.loadEventFired", timeout)?;
-                Ok(())
+                let waited = r.and_then(|_| {
+                    b.cdp
+                        .wait_event(Some(&session), "Page.loadEventFired", timeout)
+                });
+                b.cdp.autopilot.leaving = false;
+                waited.map(drop)
             }
             (None, None) => {
-                let url = self.start_url.clone();
+                let url = self.last_app_url.clone();
                 self.navigate(&url)
             }
         }
@@ -774,9 +881,13 @@ impl ChromiumDevice {
 
     fn back_switch(&mut self) -> Result<()> {
         let b = self.browser()?;
+        // The tab opened here is the device's own: spared, not closed as a popup.
+        b.cdp.autopilot.opening_spare = true;
         let r = b
             .cdp
-            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }));
+        b.cdp.autopilot.opening_spare = false;
+        let r = r?;
         let other = str_field(&r, "targetId", "Target.createTarget")?;
         b.cdp
             .call(None, "Target.activateTarget", json!({ "targetId": other }))?;
@@ -799,13 +910,16 @@ impl ChromiumDevice {
         Ok(())
     }
 
-    /// Turns queued protocol events into signals; accepts JS dialogs, which would
-    /// otherwise block the page.
+    /// Turns queued protocol events into signals and device events. Dialogs, new tabs and
+    /// file choosers were already answered when they arrived (`cdp::Autopilot`); here they
+    /// are recorded. A page closed by the app itself is opened again.
     fn service_events(&mut self) -> Result<()> {
         let Some(b) = self.browser.as_mut() else {
             return Ok(());
         };
         let session = b.session.clone();
+        let own_target = b.target_id.clone();
+        let policy = b.cdp.autopilot.dialogs;
         b.cdp.pump(Duration::from_millis(1))?;
         for ev in b.cdp.take_events() {
             if ev.session.as_deref().is_some_and(|s| s != session) {
@@ -813,26 +927,75 @@ impl ChromiumDevice {
             }
             match ev.method.as_str() {
                 "Page.javascriptDialogOpening" => {
-                    b.call("Page.handleJavaScriptDialog", json!({ "accept": true }))?;
+                    let kind = ev.params["type"].as_str().unwrap_or("dialog");
+                    let message = ev.params["message"].as_str().unwrap_or("");
+                    let answer = if policy.accepts() {
+                        "accepted"
+                    } else {
+                        "dismissed"
+                    };
+                    self.note(
+                        DeviceEventKind::Dialog,
+                        format!("{kind} {message:?} {answer}"),
+                    );
+                }
+                "Target.targetCreated" => {
+                    let info = &ev.params["targetInfo"];
+                    let id = info["targetId"].as_str().unwrap_or("");
+                    let spare = self
+                        .browser
+                        .as_ref()
+                        .is_some_and(|b| b.cdp.autopilot.spare_targets.iter().any(|t| t == id));
+                    if info["type"] == "page" && id != own_target && !spare {
+                        let url = info["url"].as_str().filter(|u| !u.is_empty());
+                        self.note(
+                            DeviceEventKind::TabClosed,
+                            url.unwrap_or("a new tab without a URL yet"),
+                        );
+                    }
+                }
+                "Page.fileChooserOpened" => {
+                    let mode = ev.params["mode"].as_str().unwrap_or("selectSingle");
+                    let detail = if ev.params["backendNodeId"].is_u64() {
+                        format!("{mode}: gave {}", crate::web_policy::UPLOAD_NAME)
+                    } else {
+                        format!("{mode}: cancelled (not tied to a file input)")
+                    };
+                    self.note(DeviceEventKind::FileChooser, detail);
+                }
+                "Browser.downloadWillBegin" => {
+                    let name = ev.params["suggestedFilename"].as_str().unwrap_or("");
+                    let url = ev.params["url"].as_str().unwrap_or("");
+                    self.note(DeviceEventKind::Download, format!("{name} from {url}"));
                 }
                 "Target.detachedFromTarget" => {
-                    if ev.params["sessionId"].as_str() == Some(session.as_str()) {
-                        self.renderer_crashed = true;
+                    if ev.params["sessionId"].as_str() == Some(session.as_str())
+                        && !self.renderer_crashed
+                    {
+                        self.window_closed = true;
                     }
                 }
                 "Page.frameNavigated" => {
                     let frame = &ev.params["frame"];
                     let url = frame["url"].as_str().unwrap_or("");
-                    if frame["parentId"].is_null()
-                        && url != "about:blank"
-                        && JsCoverage::origin_of(url) != self.origin
-                    {
-                        self.left_app = true;
+                    if frame["parentId"].is_null() && url != "about:blank" {
+                        if self.origins.contains(url) && frame["unreachableUrl"].is_null() {
+                            url.clone_into(&mut self.last_app_url);
+                        } else if !self.left_app {
+                            self.left_app = true;
+                            let to = frame["unreachableUrl"].as_str().unwrap_or(url);
+                            self.note(DeviceEventKind::LeftApp, to);
+                        }
                     }
                 }
                 "Page.screencastFrame" => self.frames.push_back(ev),
+                // Another tab's crash, or the second report of this one (the page's
+                // session and the browser both tell).
+                "Target.targetCrashed" if ev.params["targetId"] != own_target.as_str() => {}
+                "Inspector.targetCrashed" | "Target.targetCrashed" if self.renderer_crashed => {}
                 "Inspector.targetCrashed" | "Target.targetCrashed" => {
                     self.renderer_crashed = true;
+                    self.window_closed = false;
                     self.signals.push(Signal::new(
                         SignalKind::Crash,
                         "the page's renderer process crashed",
@@ -846,7 +1009,66 @@ impl ChromiumDevice {
                 }
             }
         }
+        if self.window_closed && !self.renderer_crashed {
+            self.reopen_window()?;
+        }
         Ok(())
+    }
+
+    /// Keeps a device event for [`Device::drain_events`], up to [`MAX_EVENTS`] of them.
+    fn note(&mut self, kind: DeviceEventKind, detail: impl AsRef<str>) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(DeviceEvent::new(kind, detail));
+        }
+    }
+
+    /// The app closed its own page (`window.close()` on a page it may close): a new page
+    /// is opened in the same browser on the app's last URL, as a person would reopen it.
+    /// What was covered stays counted.
+    fn reopen_window(&mut self) -> Result<()> {
+        self.window_closed = false;
+        let b = self.browser.as_mut().ok_or_else(|| Error::DeviceLost {
+            what: "browser not running".into(),
+        })?;
+        let r = b
+            .cdp
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
+        let target_id = str_field(&r, "targetId", "Target.createTarget")?;
+        let r = b.cdp.call(
+            None,
+            "Target.attachToTarget",
+            json!({ "targetId": target_id, "flatten": true }),
+        )?;
+        b.session = str_field(&r, "sessionId", "Target.attachToTarget")?;
+        b.target_id = target_id.clone();
+        b.cdp.autopilot.own_target = Some(target_id);
+        self.setup_page()?;
+        let url = self.last_app_url.clone();
+        self.note(DeviceEventKind::WindowReopened, &url);
+        self.navigate(&url)
+    }
+
+    /// What every page of the app needs from DevTools: its events, coverage from its
+    /// first script, file choosers handed to the device, and the viewport.
+    fn setup_page(&mut self) -> Result<()> {
+        let coverage = self.config.coverage;
+        let b = self.browser()?;
+        for m in ["Page.enable", "Runtime.enable", "Inspector.enable"] {
+            b.call(m, json!({}))?;
+        }
+        b.call(
+            "Page.setInterceptFileChooserDialog",
+            json!({ "enabled": true }),
+        )?;
+        if coverage {
+            b.call("Profiler.enable", json!({}))?;
+            // Started on about:blank so the app's first script is measured from its start.
+            b.call(
+                "Profiler.startPreciseCoverage",
+                json!({ "callCount": true, "detailed": true }),
+            )?;
+        }
+        self.apply_viewport()
     }
 
     fn perform_inner(&mut self, action: &Action) -> Result<()> {
@@ -966,12 +1188,13 @@ impl ChromiumDevice {
             Return => self.history_back()?,
             BackSwitch => self.back_switch()?,
             AccessGrant => {
-                let origin = self.origin.clone();
-                self.browser()?.cdp.call(
-                    None,
-                    "Browser.grantPermissions",
-                    json!({ "origin": origin, "permissions": PERMISSIONS }),
-                )?;
+                for origin in self.origins.all().to_vec() {
+                    self.browser()?.cdp.call(
+                        None,
+                        "Browser.grantPermissions",
+                        json!({ "origin": origin, "permissions": PERMISSIONS }),
+                    )?;
+                }
             }
             AccessDeny => {
                 self.browser()?
@@ -1069,7 +1292,19 @@ impl Device for ChromiumDevice {
         let r = loop {
             self.service_events()?;
             if std::mem::take(&mut self.left_app) {
-                self.return_to_app()?;
+                match self.return_to_app() {
+                    // The page is between documents ("Not attached to an active page"):
+                    // tried again in a moment, as the capture is.
+                    Err(Error::Protocol { .. })
+                        if deadline.saturating_duration_since(Instant::now())
+                            > Duration::from_millis(100) =>
+                    {
+                        self.left_app = true;
+                        std::thread::sleep(Duration::from_millis(50));
+                        continue;
+                    }
+                    other => other?,
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             let b = self.browser()?;
@@ -1115,6 +1350,11 @@ impl Device for ChromiumDevice {
     }
 
     fn restart(&mut self) -> Result<()> {
+        // A crash report still queued (the call that failed was waiting on the dying
+        // renderer) decides how the device comes back.
+        if let Err(e) = self.service_events() {
+            tracing::debug!("events before a restart: {e}");
+        }
         // A browser that died on its own is a finding, like a renderer crash (which
         // `service_events` already reported).
         if !self.renderer_crashed
@@ -1139,11 +1379,12 @@ impl Device for ChromiumDevice {
             self.split = false;
             self.apply_viewport()?;
             self.navigate("about:blank")?;
-            let origin = self.origin.clone();
-            self.browser()?.call(
-                "Storage.clearDataForOrigin",
-                json!({ "origin": origin, "storageTypes": "all" }),
-            )?;
+            for origin in self.origins.all().to_vec() {
+                self.browser()?.call(
+                    "Storage.clearDataForOrigin",
+                    json!({ "origin": origin, "storageTypes": "all" }),
+                )?;
+            }
             let url = self.start_url.clone();
             self.navigate(&url)
         })();
@@ -1171,6 +1412,11 @@ impl Device for ChromiumDevice {
     fn drain_signals(&mut self) -> Result<Vec<Signal>> {
         self.service_events()?;
         Ok(std::mem::take(&mut self.signals))
+    }
+
+    fn drain_events(&mut self) -> Result<Vec<DeviceEvent>> {
+        self.service_events()?;
+        Ok(std::mem::take(&mut self.events))
     }
 
     fn coverage(&mut self) -> Result<Option<CoverageSnapshot>> {

@@ -44,10 +44,11 @@ mod error;
 mod jscov;
 mod serve;
 mod simulator;
+mod web_policy;
 mod webdriver;
 
 use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, Platform, Point, Screenshot, Signal, Size,
+    Action, ActionKind, ActionParam, CoverageSnapshot, DeviceEvent, Platform, Point, Screenshot, Signal, Size,
     SwipeDirection, UiHierarchy,
 };
 
@@ -64,6 +65,7 @@ pub use serve::StaticServer;
 pub use simulator::{
     FUNCTION_BYTES, HEADER_HEIGHT, SimApp, SimFault, SimPage, SimWidget, Simulator,
 };
+pub use web_policy::{AppOrigins, DialogPolicy, PROMPT_TEXT};
 pub use webdriver::{ChromeDriver, WebDriverConfig, WebDriverDevice, find_chromedriver};
 
 /// A device running the application under test.
@@ -114,6 +116,14 @@ pub trait Device {
     /// none (a desktop app seen only through its pixels).
     fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {
         Ok(None)
+    }
+
+    /// What the device handled for the app since the last call (native dialogs answered,
+    /// tabs closed, files chosen, downloads, the app brought back after leaving its
+    /// origins), in order. None of these is a bug; the loop records them. Empty where the
+    /// platform has none of these.
+    fn drain_events(&mut self) -> Result<Vec<DeviceEvent>> {
+        Ok(Vec::new())
     }
 }
 

@@ -19,8 +19,9 @@
 //! - JS precise coverage, the network switch and permissions through chromedriver's
 //!   DevTools passthrough (`POST /session/{id}/goog/cdp/execute`); without it
 //!   [`Device::coverage`] is `None` and the access and network actions are not offered.
-//!   The passthrough runs commands but delivers no events, so dialogs are accepted by the
-//!   session's `unhandledPromptBehavior` and crashes show up as failed commands.
+//!   The passthrough runs commands but delivers no events, so crashes show up as failed
+//!   commands, and dialogs, new tabs and pages outside the app are looked for after every
+//!   action and before every screenshot (the `policy` module).
 //!
 //! Actions are those of Table 3's web column, as on [`crate::ChromiumDevice`]: the clicks
 //! are pointer button presses at the target; `input` clicks it and types the text key by
@@ -34,21 +35,23 @@
 
 mod chromedriver;
 mod client;
+mod policy;
 mod signals;
 
 use std::time::Duration;
 
 use base64::Engine as _;
 use gui_core::{
-    Action, ActionKind, CoverageSnapshot, Platform, Point, Rect, Screenshot, Signal, SignalKind,
-    Size, UiHierarchy,
+    Action, ActionKind, CoverageSnapshot, DeviceEvent, Platform, Point, Rect, Screenshot, Signal,
+    SignalKind, Size, UiHierarchy,
 };
 use serde_json::{Value, json};
 
 pub use chromedriver::{ChromeDriver, find_chromedriver};
 use client::{Client, Verb};
+use policy::Upkeep;
 
-use crate::{Device, Error, JsCoverage, Result};
+use crate::{AppOrigins, Device, DialogPolicy, Error, JsCoverage, Result};
 
 /// Settings of [`WebDriverDevice`].
 #[derive(Debug, Clone)]
@@ -77,6 +80,11 @@ pub struct WebDriverConfig {
     /// the collector script, which also gives whole stacks but misses errors of a page
     /// that loads without DevTools before the script is in.
     pub browser_log: bool,
+    /// How native dialogs are answered.
+    pub dialogs: DialogPolicy,
+    /// Origins (or URLs of them) that count as the app besides the start URL's: pages
+    /// there are not left for the app again.
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for WebDriverConfig {
@@ -91,6 +99,8 @@ impl Default for WebDriverConfig {
             load_timeout: Duration::from_secs(20),
             extra_capabilities: json!({}),
             browser_log: true,
+            dialogs: DialogPolicy::default(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -109,8 +119,13 @@ impl WebDriverConfig {
     fn capabilities(&self) -> Value {
         let mut caps = json!({
             "browserName": self.browser,
-            // Dialogs would block every later command; Chromium's device accepts them too.
-            "unhandledPromptBehavior": "accept",
+            // Every dialog is left to the device, which answers it as the policy says and
+            // records it (the `policy` module): with `accept` or `dismiss` chromedriver
+            // would answer it inside the next command (the release of the click that
+            // opened it), unseen, and a prompt would get its default value; with the
+            // "and notify" forms likewise, failing that command. With `ignore` commands
+            // fail with "unexpected alert open" until the device has answered.
+            "unhandledPromptBehavior": "ignore",
             "timeouts": {
                 "pageLoad": self.load_timeout.as_millis() as u64,
                 "script": self.call_timeout.as_millis() as u64,
@@ -222,7 +237,10 @@ struct Session {
 pub struct WebDriverDevice {
     config: WebDriverConfig,
     client: Client,
+    /// The start URL's origin: coverage, storage and permissions are its.
     origin: String,
+    /// All origins that count as the app.
+    origins: AppOrigins,
     session: Option<Session>,
     viewport: Size,
     split: bool,
@@ -231,6 +249,8 @@ pub struct WebDriverDevice {
     coverage: JsCoverage,
     signals: Vec<Signal>,
     sessions: u32,
+    /// Dialogs, tabs, downloads: see the `policy` module.
+    upkeep: Upkeep,
 }
 
 impl WebDriverDevice {
@@ -240,11 +260,18 @@ impl WebDriverDevice {
     /// will not start a browser, and with [`Error::Navigation`] when the URL does not load.
     pub fn connect(config: WebDriverConfig) -> Result<Self> {
         let origin = JsCoverage::origin_of(&config.start_url);
+        let upkeep = if is_local(&config.endpoint) {
+            Upkeep::local()?
+        } else {
+            Upkeep::default()
+        };
         let mut device = Self {
             client: Client::new(&config.endpoint),
             viewport: config.viewport,
             coverage: JsCoverage::new(origin.clone()),
             origin,
+            origins: AppOrigins::new(&config.start_url, &config.allowed_origins),
+            upkeep,
             config,
             session: None,
             split: false,
@@ -347,14 +374,38 @@ impl WebDriverDevice {
     ) -> Result<Value> {
         let path = format!("/session/{}/{rel}", self.session()?.id);
         let what = format!("WebDriver {} …/{rel}", verb.as_str());
-        self.client.send(verb, &path, body.as_ref(), &what, timeout)
+        self.send_answering_dialogs(verb, &path, body.as_ref(), &what, timeout)
+    }
+
+    /// Sends a command; one refused because a dialog is open ("unexpected alert open")
+    /// is sent again once the dialogs are answered. A few times at most: a page can open
+    /// a new dialog from a timer between the answer and the command.
+    fn send_answering_dialogs(
+        &mut self,
+        verb: Verb,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<Value> {
+        const TRIES: usize = 3;
+        let mut tries = 0;
+        loop {
+            match self.client.send(verb, path, body, what, timeout) {
+                Err(e) if policy::is_unexpected_alert(&e) && tries < TRIES => {
+                    tries += 1;
+                    self.answer_dialogs(self.config.dialogs)?;
+                }
+                r => return r,
+            }
+        }
     }
 
     /// A DevTools command through the passthrough.
     fn devtools(&mut self, method: &str, params: Value) -> Result<Value> {
         let path = format!("/session/{}/goog/cdp/execute", self.session()?.id);
         let what = format!("{method} (WebDriver DevTools passthrough)");
-        self.client.send(
+        self.send_answering_dialogs(
             Verb::Post,
             &path,
             Some(&json!({ "cmd": method, "params": params })),
@@ -379,6 +430,7 @@ impl WebDriverDevice {
         self.offline = false;
         self.network_enabled = false;
         self.viewport = self.config.viewport;
+        self.upkeep.last_app_url = None;
         let endpoint = self.client.endpoint().to_owned();
         let caps = self.config.capabilities();
         let r = self
@@ -452,21 +504,7 @@ impl WebDriverDevice {
         s.devtools = devtools;
         s.log_api = log_api;
 
-        if devtools {
-            self.devtools("Profiler.enable", json!({}))?;
-            // Started before the app loads so its first script is measured from its start.
-            self.devtools(
-                "Profiler.startPreciseCoverage",
-                json!({ "callCount": true, "detailed": true }),
-            )?;
-            if !log_api {
-                // Before any script of every new document, so load-time errors are caught.
-                self.devtools(
-                    "Page.addScriptToEvaluateOnNewDocument",
-                    json!({ "source": format!("(() => {{ {} }})()", signals::COLLECTOR) }),
-                )?;
-            }
-        }
+        self.prepare_page()?;
         let frame = self.execute(
             "return [outerWidth - innerWidth, outerHeight - innerHeight];",
             &[],
@@ -478,17 +516,50 @@ impl WebDriverDevice {
         self.navigate(&url)
     }
 
-    fn navigate(&mut self, url: &str) -> Result<()> {
-        let timeout = self.config.load_timeout + self.config.call_timeout;
-        let r = self.command_within(Verb::Post, "url", Some(json!({ "url": url })), timeout);
-        match r {
-            Ok(_) => {}
-            Err(Error::Timeout { .. }) => {
-                return Err(Error::Navigation {
-                    url: url.to_owned(),
-                    reason: format!("not loaded within {:?}", self.config.load_timeout),
-                });
+    /// Sets up the current window's page for a run: coverage from its first script, the
+    /// error collector and the page hooks in every new document, downloads into the
+    /// scratch folder. DevTools commands address one page, so a reopened window needs
+    /// this again.
+    fn prepare_page(&mut self) -> Result<()> {
+        if !self.has_devtools() {
+            return Ok(());
+        }
+        self.devtools("Profiler.enable", json!({}))?;
+        // Started before the app loads so its first script is measured from its start.
+        self.devtools(
+            "Profiler.startPreciseCoverage",
+            json!({ "callCount": true, "detailed": true }),
+        )?;
+        let mut scripts = vec![policy::PAGE_HOOKS];
+        if !self.session()?.log_api {
+            // Before any script of every new document, so load-time errors are caught.
+            scripts.push(signals::COLLECTOR);
+        }
+        for script in scripts {
+            self.devtools(
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": format!("(() => {{ {script} }})()") }),
+            )?;
+        }
+        if let Some(dir) = self.upkeep.download_dir() {
+            let set = self.devtools(
+                "Browser.setDownloadBehavior",
+                json!({ "behavior": "allow", "downloadPath": dir.display().to_string() }),
+            );
+            match set {
+                Ok(_) => {}
+                Err(e) if e.is_device_lost() => return Err(e),
+                Err(e) => tracing::info!("downloads stay where the browser puts them: {e}"),
             }
+        }
+        Ok(())
+    }
+
+    /// Opens `url` in the app's window. A page that does not finish loading in time is
+    /// kept when it shows a document ([`gui_core::DeviceEventKind::LoadIncomplete`]).
+    fn navigate(&mut self, url: &str) -> Result<()> {
+        match self.load_command(Verb::Post, "url", Some(json!({ "url": url })), url) {
+            Ok(()) => {}
             Err(e) if e.is_device_lost() => return Err(e),
             Err(e) => {
                 return Err(Error::Navigation {
@@ -497,11 +568,15 @@ impl WebDriverDevice {
                 });
             }
         }
-        self.install_collector()
+        self.install_page_scripts()
     }
 
-    /// Puts the error collector into the page when the browser log is not available.
-    fn install_collector(&mut self) -> Result<()> {
+    /// Puts the error collector into the page when the browser log is not available, and
+    /// the page hooks when DevTools cannot put them into every new document.
+    fn install_page_scripts(&mut self) -> Result<()> {
+        if !self.has_devtools() {
+            self.execute(policy::PAGE_HOOKS, &[])?;
+        }
         if self.session()?.log_api {
             return Ok(());
         }
@@ -667,50 +742,20 @@ impl WebDriverDevice {
         }]))
     }
 
-    /// Whether the page shows the app (its origin), or a blank page before the app.
-    fn current_origin(&mut self) -> Result<String> {
-        let url = self.command(Verb::Get, "url", None)?;
-        Ok(JsCoverage::origin_of(url.as_str().unwrap_or("")))
-    }
-
     /// `return`: one step back in history, but never out of the app. With DevTools the
-    /// history is read first and a step to another origin is not taken, as Chromium's
-    /// device does; without, the step is taken and undone when it left the app.
+    /// history is read first and a step out of the app's origins is not taken, as
+    /// Chromium's device does; without, the step is taken and undone when it left the app.
     fn history_back(&mut self) -> Result<()> {
         if self.has_devtools() {
-            let h = self.devtools("Page.getNavigationHistory", json!({}))?;
-            let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
-            let previous = current
-                .checked_sub(1)
-                .and_then(|i| h["entries"].get(i))
-                .filter(|e| {
-                    e["url"]
-                        .as_str()
-                        .is_some_and(|u| JsCoverage::origin_of(u) == self.origin)
-                })
-                .cloned();
-            if previous.is_some() {
-                self.command(Verb::Post, "back", None)?;
+            if self.previous_entry_is_app()? {
+                self.load_command(Verb::Post, "back", None, "the previous page")?;
             }
             return Ok(());
         }
-        self.command(Verb::Post, "back", None)?;
-        if self.current_origin()? != self.origin {
-            self.command(Verb::Post, "forward", None)?;
-        }
-        Ok(())
-    }
-
-    /// Brings the page back after it left the app's origin (a link out), as Monkey keeps
-    /// its events inside one package: back when that is the app, else the start URL.
-    fn return_to_app(&mut self) -> Result<()> {
-        if self.current_origin()? == self.origin {
-            return Ok(());
-        }
-        self.command(Verb::Post, "back", None)?;
-        if self.current_origin()? != self.origin {
-            let url = self.config.start_url.clone();
-            self.navigate(&url)?;
+        self.load_command(Verb::Post, "back", None, "the previous page")?;
+        let url = self.current_url()?;
+        if !self.origins.contains(&url) {
+            self.load_command(Verb::Post, "forward", None, "the next page")?;
         }
         Ok(())
     }
@@ -745,6 +790,7 @@ impl WebDriverDevice {
     /// Clears the app's cookies and storage and opens the start URL afresh.
     fn clear_storage_and_reload(&mut self) -> Result<()> {
         let url = self.config.start_url.clone();
+        self.upkeep.last_app_url = None;
         if self.has_devtools() {
             self.navigate("about:blank")?;
             let origin = self.origin.clone();
@@ -763,13 +809,8 @@ impl WebDriverDevice {
             "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} return null;",
             &[],
         )?;
-        self.command_within(
-            Verb::Post,
-            "refresh",
-            None,
-            self.config.load_timeout + self.config.call_timeout,
-        )?;
-        self.install_collector()
+        self.load_command(Verb::Post, "refresh", None, &url)?;
+        self.install_page_scripts()
     }
 
     fn perform_inner(&mut self, action: &Action) -> Result<()> {
@@ -860,8 +901,9 @@ impl Device for WebDriverDevice {
     }
 
     fn screenshot(&mut self) -> Result<Screenshot> {
-        // A link out of the app is followed back before the agent sees the other site.
-        self.return_to_app()?;
+        // What happened since the action (a timer's dialog, a popup, a link out of the
+        // app) is dealt with before the agent sees it.
+        self.settle()?;
         let data = self.command(Verb::Get, "screenshot", None)?;
         let png = data
             .as_str()
@@ -879,7 +921,26 @@ impl Device for WebDriverDevice {
     }
 
     fn perform(&mut self, action: &Action) -> Result<()> {
-        self.perform_inner(action)
+        let done = self.perform_inner(action);
+        match &done {
+            // A hang or a crash is the loop's to see, as it is.
+            Err(Error::Timeout { .. }) | Err(Error::Unsupported { .. } | Error::BadAction { .. }) => {
+                return done;
+            }
+            // The action closed the app's window (`window.close()`): the rest of it (the
+            // release of the buttons) had nowhere to go. Not a lost device when the
+            // browser is still there; the window is opened again.
+            Err(e) if e.is_device_lost() => {
+                if self.session.is_none() || self.keep_app_window().is_err() {
+                    return done;
+                }
+                self.settle()?;
+                return Ok(());
+            }
+            _ => {}
+        }
+        self.settle()?;
+        done
     }
 
     fn restart(&mut self) -> Result<()> {
@@ -887,6 +948,9 @@ impl Device for WebDriverDevice {
             return self.open_session();
         }
         let soft = (|| -> Result<()> {
+            // A window the app closed, or a dialog left open, would fail what follows.
+            self.keep_app_window()?;
+            self.answer_dialogs(self.config.dialogs)?;
             // Keep what the old page covered before leaving it.
             self.coverage()?;
             if self.has_devtools() {
@@ -994,6 +1058,10 @@ impl Device for WebDriverDevice {
                 " (no DevTools passthrough: no coverage, network or permission actions)"
             }
         )
+    }
+
+    fn drain_events(&mut self) -> Result<Vec<DeviceEvent>> {
+        Ok(self.take_events())
     }
 
     fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {

@@ -19,6 +19,22 @@ pub enum Error {
     #[error("{path} holds no run (no run.json) to resume")]
     NotARun { path: PathBuf },
 
+    /// Another recorder, of process `pid`, is writing the folder (its `run.lock`).
+    #[error(
+        "{path} is being written by process {pid} (see run.lock in it); wait for that run to end, \
+         or delete run.lock if process {pid} is not a run of this tool"
+    )]
+    RunFolderLocked { path: PathBuf, pid: u32 },
+
+    /// A step of `steps.jsonl` names a worker the run does not have.
+    #[error("{path}: step {step} names worker {worker}, but the run has {workers} workers")]
+    WorkerOutOfRange {
+        path: PathBuf,
+        step: u64,
+        worker: u32,
+        workers: u32,
+    },
+
     #[error("{path}:{line}: {message}")]
     BadRecord {
         path: PathBuf,

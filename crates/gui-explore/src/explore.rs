@@ -5,7 +5,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gui_core::{
-    Action, ActionKind, CoverageSnapshot, Platform, Screenshot, Signal, Size, Transition,
+    Action, ActionKind, CoverageSnapshot, DeviceEvent, DeviceEventKind, Platform, Screenshot, Signal, Size, Transition,
     UiHierarchy,
 };
 use gui_driver::Device;
@@ -372,6 +372,11 @@ impl<'r> Shared<'r> {
         };
         let mut elapsed = Duration::ZERO;
         if let Some(prior) = &prior {
+            // A worker number read from steps.jsonl indexes `steps_by_worker`: it must be
+            // one of the workers the run recorded (RunRecorder::reopen checked the steps
+            // against them) or, when it recorded none, of the workers now, so that a
+            // corrupt line is an error rather than a table of billions of counters.
+            let workers_known = prior.recorded_workers().unwrap_or(0).max(workers);
             for s in &prior.steps {
                 state.step = s.step;
                 state.failed_actions += u64::from(s.error.is_some());
@@ -389,7 +394,16 @@ impl<'r> Shared<'r> {
                 if s.coverage.is_some() {
                     state.coverage = s.coverage;
                 }
-                let w = s.worker.unwrap_or(0) as usize;
+                let w = s.worker.unwrap_or(0);
+                if w >= workers_known {
+                    return Err(Error::WorkerOutOfRange {
+                        path: state.recorder.dir().join("steps.jsonl"),
+                        step: s.step,
+                        worker: w,
+                        workers: workers_known,
+                    });
+                }
+                let w = w as usize;
                 if w >= state.steps_by_worker.len() {
                     state.steps_by_worker.resize(w + 1, 0);
                 }
@@ -585,6 +599,7 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
                     after,
                     coverage: device.coverage().ok().flatten(),
                     signals: device.drain_signals().unwrap_or_default(),
+                    device_events: fold_repeats(device.drain_events().unwrap_or_default()),
                     error: Some(format!("device lost: {e}")),
                     timings: StepTimings {
                         round_trip_ms: ms(t0),
@@ -667,6 +682,7 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
             after: outcome.after,
             new_signals,
             coverage,
+            device_events: outcome.device_events,
         };
         strategy.learn(&transition);
         before = transition.after;
@@ -772,6 +788,16 @@ fn commit(
         signal_keys: outcome.signals.iter().map(|s| s.key.clone()).collect(),
         new_functions,
     })?;
+    // Recorded with the step that caused them (`after_step` is this step), so that a
+    // resumed run hands them to the strategy again.
+    for ev in &outcome.device_events {
+        st.recorder.append_event_of(
+            step,
+            shared.worker_id(worker),
+            ev.kind.name(),
+            &ev.detail,
+        )?;
+    }
     Ok((new_signals, coverage))
 }
 
@@ -848,6 +874,17 @@ fn replay(
                 key: s.key.clone(),
             })
             .collect();
+        let device_events = prior
+            .events
+            .iter()
+            .filter(|e| e.after_step == rec.step && e.worker.unwrap_or(0) == worker)
+            .filter_map(|e| {
+                DeviceEventKind::from_name(&e.event).map(|kind| DeviceEvent {
+                    kind,
+                    detail: e.detail.clone(),
+                })
+            })
+            .collect();
         let transition = Transition {
             step: rec.step,
             before: shown,
@@ -855,6 +892,7 @@ fn replay(
             after,
             new_signals,
             coverage: rec.coverage,
+            device_events,
         };
         strategy.learn(&transition);
         before = Some(transition.after);
@@ -893,6 +931,8 @@ struct StepOutcome {
     after: Screenshot,
     coverage: Option<CoverageSnapshot>,
     signals: Vec<Signal>,
+    /// What the device handled for the app during the step, repeats folded.
+    device_events: Vec<DeviceEvent>,
     error: Option<String>,
     timings: StepTimings,
 }
@@ -921,11 +961,13 @@ fn run_step(
     let coverage = device.coverage()?;
     let coverage_ms = ms(t);
     let signals = device.drain_signals()?;
+    let device_events = fold_repeats(device.drain_events()?);
     let round_trip_ms = ms(t0);
     Ok(StepOutcome {
         after,
         coverage,
         signals,
+        device_events,
         error,
         timings: StepTimings {
             choose_ms: 0.0,
@@ -971,6 +1013,28 @@ fn recover(
         attempts: tries,
         last,
     })
+}
+
+/// Folds repeats of one event within a step into one, its detail ending in `(×N)`: a
+/// page that raises a dialog every few milliseconds would otherwise write thousands of
+/// lines a step.
+fn fold_repeats(events: Vec<DeviceEvent>) -> Vec<DeviceEvent> {
+    let mut folded: Vec<(DeviceEvent, u64)> = Vec::new();
+    for ev in events {
+        match folded.iter_mut().find(|(e, _)| *e == ev) {
+            Some((_, n)) => *n += 1,
+            None => folded.push((ev, 1)),
+        }
+    }
+    folded
+        .into_iter()
+        .map(|(mut ev, n)| {
+            if n > 1 {
+                ev.detail = format!("{} (×{n})", ev.detail);
+            }
+            ev
+        })
+        .collect()
 }
 
 fn ms(t: Instant) -> f64 {

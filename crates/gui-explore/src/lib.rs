@@ -36,7 +36,8 @@ pub use explore::{
 };
 pub use monkey::{EventCategory, EventWeights, Monkey, MonkeyConfig};
 pub use record::{
-    EventRecord, Prior, RunRecorder, SignalRecord, StepRecord, StepTimings, read_steps,
+    EventRecord, Prior, ReopenedRun, RunRecorder, SignalRecord, StepRecord, StepTimings,
+    read_steps, write_atomic,
 };
 pub use throttle::{
     Adaptive, Clock, ConsecutiveFrames, DEFAULT_CAP, FakeClock, FixedThrottle, FrameMatch,

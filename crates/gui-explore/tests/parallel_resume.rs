@@ -139,7 +139,9 @@ fn a_killed_run_resumes_with_its_counters_and_the_strategy_where_it_was() {
     let mut rec = RunRecorder::resume(&dir).unwrap();
     rec.durable = false;
     assert_eq!(rec.take_prior().unwrap().last_step(), 20);
-    // Taken by the test above: reopen to hand it to the loop.
+    // Taken by the test above: reopen to hand it to the loop (after letting go of the
+    // folder, which one recorder writes at a time).
+    drop(rec);
     let mut rec = RunRecorder::resume(&dir).unwrap();
     rec.durable = false;
     let mut device = Simulator::new(SimApp::demo());
@@ -194,4 +196,34 @@ fn resuming_a_folder_without_a_run_names_it() {
     std::fs::write(tmp.path().join("run.json"), "{ not json").unwrap();
     let err = RunRecorder::resume(tmp.path()).unwrap_err().to_string();
     assert!(err.contains("run.json"), "{err}");
+}
+
+#[test]
+fn a_worker_number_beyond_the_workers_is_an_error_not_an_allocation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    // No `workers` in the meta: the bound is the workers the loop runs now.
+    let mut recorded = run_once(&dir, 4, 3);
+    std::fs::remove_file(dir.join("summary.json")).unwrap();
+    recorded[1].worker = Some(u32::MAX - 1);
+    let mut text = String::new();
+    for s in &recorded {
+        text.push_str(&serde_json::to_string(s).unwrap());
+        text.push('\n');
+    }
+    std::fs::write(dir.join("steps.jsonl"), text).unwrap();
+
+    let mut rec = RunRecorder::resume(&dir).unwrap();
+    rec.durable = false;
+    let err = explore(
+        &mut Simulator::new(SimApp::demo()),
+        &mut touch_monkey(4),
+        &mut FixedThrottle::none(),
+        &mut rec,
+        &steps(10),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("steps.jsonl"), "{err}");
+    assert!(err.contains("step 2 names worker 4294967294"), "{err}");
 }

@@ -135,6 +135,28 @@ fn location(path: &Path, entry: &Option<String>) -> String {
     }
 }
 
+/// How much a jar may make [`ClassDb::load`] decompress. A jar is a zip archive, and a zip
+/// can declare (or, with a lying header, stream) gigabytes from a few kilobytes: without a
+/// bound one crafted member would take all memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JarLimits {
+    /// The largest class file read from a jar, uncompressed. The JVM's own limits keep
+    /// real class files far below the default (64 MiB).
+    pub member_bytes: u64,
+    /// The most class file bytes read from one jar, uncompressed; the rest of the jar is
+    /// refused (default 1 GiB, several times the largest application jars).
+    pub jar_bytes: u64,
+}
+
+impl Default for JarLimits {
+    fn default() -> Self {
+        Self {
+            member_bytes: 64 << 20,
+            jar_bytes: 1 << 30,
+        }
+    }
+}
+
 /// The ClassDB of Fig. 4: the application's classes, their methods, the fields each
 /// method reads and writes, and the calls it makes; plus the listener registrations.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -182,11 +204,19 @@ impl ClassDb {
     /// Loads every class under `paths`: a `.class` file, a directory (its `.class` files,
     /// recursively), or a `.jar`/`.zip` (its `.class` entries). A file that cannot be read
     /// or parsed becomes a [`ClassError`] naming it, and loading goes on with the rest.
+    /// Jar members are read within [`JarLimits::default`].
     pub fn load(paths: &[PathBuf]) -> (ClassDb, Vec<ClassError>) {
+        Self::load_with(paths, &JarLimits::default())
+    }
+
+    /// [`load`](Self::load) with the given bounds on what jars may decompress. A member
+    /// over [`JarLimits::member_bytes`] is an error naming the jar and the member; once a
+    /// jar's members pass [`JarLimits::jar_bytes`], the rest of that jar is refused.
+    pub fn load_with(paths: &[PathBuf], limits: &JarLimits) -> (ClassDb, Vec<ClassError>) {
         let mut db = ClassDb::default();
         let mut errors = Vec::new();
         for path in paths {
-            db.load_path(path, &mut errors);
+            db.load_path(path, limits, &mut errors);
         }
         (db, errors)
     }
@@ -234,7 +264,7 @@ impl ClassDb {
         Ok(name)
     }
 
-    fn load_path(&mut self, path: &Path, errors: &mut Vec<ClassError>) {
+    fn load_path(&mut self, path: &Path, limits: &JarLimits, errors: &mut Vec<ClassError>) {
         let io_error = |e: std::io::Error| ClassError::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -244,7 +274,7 @@ impl ClassDb {
                 Ok(entries) => {
                     for child in entries {
                         if child.is_dir() || child.extension().is_some_and(|e| e == "class") {
-                            self.load_path(&child, errors);
+                            self.load_path(&child, limits, errors);
                         }
                     }
                 }
@@ -256,7 +286,7 @@ impl ClassDb {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("jar") || e.eq_ignore_ascii_case("zip"));
         if is_archive {
-            self.load_jar(path, errors);
+            self.load_jar(path, limits, errors);
             return;
         }
         match std::fs::read(path) {
@@ -269,7 +299,7 @@ impl ClassDb {
         }
     }
 
-    fn load_jar(&mut self, path: &Path, errors: &mut Vec<ClassError>) {
+    fn load_jar(&mut self, path: &Path, limits: &JarLimits, errors: &mut Vec<ClassError>) {
         let jar_error = |entry: Option<String>, message: String| ClassError::Jar {
             path: path.to_path_buf(),
             entry,
@@ -293,6 +323,7 @@ impl ClassDb {
             }
         };
         let source = path.to_string_lossy().into_owned();
+        let mut jar_bytes = 0u64;
         for index in 0..archive.len() {
             let mut member = match archive.by_index(index) {
                 Ok(m) => m,
@@ -316,10 +347,42 @@ impl ClassDb {
             {
                 continue;
             }
+            let too_big = |size: u64| {
+                format!(
+                    "the class file is {size} bytes or more uncompressed, over the limit of \
+                     {} bytes per class file (a zip bomb?)",
+                    limits.member_bytes
+                )
+            };
+            // The declared size refuses an honest bomb before any decompression; the
+            // `take` bounds a member whose header understates what its data inflates to.
+            if member.size() > limits.member_bytes {
+                errors.push(jar_error(Some(name), too_big(member.size())));
+                continue;
+            }
             let mut bytes = Vec::new();
-            if let Err(e) = member.read_to_end(&mut bytes) {
+            let read = (&mut member)
+                .take(limits.member_bytes.saturating_add(1))
+                .read_to_end(&mut bytes);
+            if let Err(e) = read {
                 errors.push(jar_error(Some(name), e.to_string()));
                 continue;
+            }
+            if bytes.len() as u64 > limits.member_bytes {
+                errors.push(jar_error(Some(name), too_big(bytes.len() as u64)));
+                continue;
+            }
+            jar_bytes += bytes.len() as u64;
+            if jar_bytes > limits.jar_bytes {
+                errors.push(jar_error(
+                    Some(name),
+                    format!(
+                        "the jar's class files pass {} bytes uncompressed here, over the \
+                         limit per jar (a zip bomb?); this and the later members are not read",
+                        limits.jar_bytes
+                    ),
+                ));
+                return;
             }
             if let Err(e) = self.add(&source, Some(&name), &bytes) {
                 errors.push(e);

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use gui_greybox::ReadWrite;
-use gui_greybox::java::{ClassDb, ClassError, JavaListener, MethodRef, compile_java};
+use gui_greybox::java::{ClassDb, ClassError, JarLimits, JavaListener, MethodRef, compile_java};
 
 fn listing1_sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/listing1/java")
@@ -411,4 +411,160 @@ fn compile_errors_name_javac_and_the_sources() {
         compile_java(&empty, &tmp.path().join("out")),
         Err(ClassError::NoSources { .. })
     ));
+}
+
+#[test]
+fn non_ascii_class_method_and_field_names_are_analysed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/unicode");
+    let db = load_ok(&[compile(&sources, tmp.path())]);
+    assert_eq!(db.classes().collect::<Vec<_>>(), ["Grüße", "Straße"]);
+
+    let wire = db.find_method("Grüße", "verdrahten").unwrap();
+    assert!(
+        db.callees(&wire)
+            .contains(&method("Grüße", "länge", "(Ljava/lang/String;[D)J")),
+        "{:?}",
+        db.callees(&wire)
+    );
+    let listeners = db.listeners();
+    assert_eq!(listeners.len(), 2, "{listeners:#?}");
+    assert!(
+        listeners
+            .iter()
+            .all(|l| l.owner == "Grüße" && l.label.as_deref() == Some("Grüß Gott"))
+    );
+    // The first lambda calls grüßen(Straße), which counts in zähler; the second resets it.
+    let greet = method("Grüße", "grüßen", "(LStraße;)V");
+    let greeting = listeners
+        .iter()
+        .find(|l| db.reachable(&l.handler).contains(&greet))
+        .unwrap_or_else(|| panic!("no handler reaches {greet}: {listeners:#?}"));
+    let rw = db.read_write(&greeting.handler);
+    assert_eq!(
+        rw.reads,
+        set(&["Grüße.straße", "Grüße.zähler", "Straße.name"])
+    );
+    assert_eq!(rw.writes, set(&["Grüße.zähler"]));
+}
+
+/// Writes a jar of `(entry name, bytes)` members, deflated, in order.
+fn write_jar(path: &Path, members: &[(&str, &[u8])]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+fn listing1_class(out: &Path, class: &str) -> Vec<u8> {
+    std::fs::read(out.join(format!("{class}.class"))).unwrap()
+}
+
+#[test]
+fn a_jar_member_over_the_size_limit_is_refused_before_it_is_inflated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = compile(&listing1_sources(), &tmp.path().join("out"));
+    let jar = tmp.path().join("bomb.jar");
+    // 65 MiB of zeros deflate to about 64 KiB.
+    let bomb = vec![0u8; 65 << 20];
+    write_jar(
+        &jar,
+        &[
+            ("pkg/Bomb.class", &bomb),
+            ("Log.class", &listing1_class(&out, "Log")),
+        ],
+    );
+    drop(bomb);
+    assert!(std::fs::metadata(&jar).unwrap().len() < 1 << 20);
+
+    let (db, errors) = ClassDb::load(std::slice::from_ref(&jar));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let message = errors[0].to_string();
+    assert!(message.contains("bomb.jar!pkg/Bomb.class"), "{message}");
+    assert!(
+        message.contains("over the limit of 67108864 bytes"),
+        "{message}"
+    );
+    assert_eq!(db.classes().collect::<Vec<_>>(), ["Log"]);
+}
+
+/// Sets the uncompressed size that the local and the central header of the member `name`
+/// declare, as a crafted jar would.
+fn understate_size(jar: &Path, name: &str, declared: u32) {
+    let mut bytes = std::fs::read(jar).unwrap();
+    let mut patched = 0;
+    // (header signature, offset of the uncompressed size, offset of the name length)
+    for (signature, size_at, name_len_at, name_at) in
+        [(b"PK\x03\x04", 22, 26, 30), (b"PK\x01\x02", 24, 28, 46)]
+    {
+        let mut at = 0;
+        while let Some(i) = bytes[at..]
+            .windows(4)
+            .position(|w| w == signature.as_slice())
+        {
+            let h = at + i;
+            let len = u16::from_le_bytes([bytes[h + name_len_at], bytes[h + name_len_at + 1]]);
+            if &bytes[h + name_at..h + name_at + usize::from(len)] == name.as_bytes() {
+                bytes[h + size_at..h + size_at + 4].copy_from_slice(&declared.to_le_bytes());
+                patched += 1;
+            }
+            at = h + 4;
+        }
+    }
+    assert_eq!(patched, 2, "both headers of {name}");
+    std::fs::write(jar, bytes).unwrap();
+}
+
+#[test]
+fn a_jar_member_that_inflates_past_its_declared_size_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = compile(&listing1_sources(), &tmp.path().join("out"));
+    let jar = tmp.path().join("liar.jar");
+    write_jar(
+        &jar,
+        &[
+            ("Log.class", &listing1_class(&out, "Log")),
+            ("pkg/Liar.class", &vec![0u8; 1 << 20]),
+        ],
+    );
+    understate_size(&jar, "pkg/Liar.class", 100);
+    let limits = JarLimits {
+        member_bytes: 4096,
+        ..JarLimits::default()
+    };
+    let (db, errors) = ClassDb::load_with(std::slice::from_ref(&jar), &limits);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let message = errors[0].to_string();
+    assert!(message.contains("liar.jar!pkg/Liar.class"), "{message}");
+    assert_eq!(db.classes().collect::<Vec<_>>(), ["Log"]);
+}
+
+#[test]
+fn a_jar_past_its_total_limit_is_read_no_further() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = compile(&listing1_sources(), &tmp.path().join("out"));
+    let (log, dialog) = (listing1_class(&out, "Log"), listing1_class(&out, "Dialog"));
+    let jar = tmp.path().join("big.jar");
+    write_jar(
+        &jar,
+        &[
+            ("Log.class", &log),
+            ("Dialog.class", &dialog),
+            ("MainWindow.class", &listing1_class(&out, "MainWindow")),
+        ],
+    );
+    let limits = JarLimits {
+        jar_bytes: (log.len() + dialog.len() - 1) as u64,
+        ..JarLimits::default()
+    };
+    let (db, errors) = ClassDb::load_with(std::slice::from_ref(&jar), &limits);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let message = errors[0].to_string();
+    assert!(message.contains("big.jar!Dialog.class"), "{message}");
+    assert!(message.contains("limit per jar"), "{message}");
+    assert_eq!(db.classes().collect::<Vec<_>>(), ["Log"]);
 }

@@ -4,6 +4,8 @@
 //! widget number and the widget text the model gave disagree; and the testing history
 //! the next prompts are built from.
 
+use std::path::PathBuf;
+
 use gui_core::{
     Action, ActionKind, ActionParam, Rect, Screenshot, SwipeDirection, UiElement, UiHierarchy,
     Widget, WidgetKind,
@@ -17,7 +19,7 @@ use crate::annotate::{
 };
 use crate::answer::{ActionAnswer, Operation, parse_action_answer, parse_input_answer};
 use crate::client::{Accounting, ChatRequest, LlmClient, Message};
-use crate::history::{HistoryEntry, TestingHistory};
+use crate::history::{HistoryEntry, StepImage, TestingHistory};
 use crate::prompt::{
     ExplorerView, describe_element, explorer_prompt, feedback_prompt, input_prompt, screen_texts,
 };
@@ -34,6 +36,14 @@ pub struct ExplorerConfig {
     pub retries: u32,
     /// Recently tested screenshots shown in the prompt (the paper: the latest four).
     pub recent: usize,
+    /// Steps whose pictures stay in memory (never fewer than `recent`); older pictures
+    /// are written to `picture_dir`, where the detector reads them back.
+    #[serde(default = "default_pictures_in_memory")]
+    pub pictures_in_memory: usize,
+    /// The folder for older step pictures, kept after the run; `None` writes them to a
+    /// temporary folder removed with the explorer's history.
+    #[serde(default)]
+    pub picture_dir: Option<PathBuf>,
     /// Longest side of every picture sent, in pixels (pictures cost tokens).
     pub image_max_side: u32,
     /// Texts of the screen kept per history step for the detector.
@@ -56,6 +66,8 @@ impl Default for ExplorerConfig {
             app: "app".into(),
             retries: 2,
             recent: 4,
+            pictures_in_memory: default_pictures_in_memory(),
+            picture_dir: None,
             image_max_side: 1024,
             screen_texts: 60,
             give_up_after: 3,
@@ -65,6 +77,10 @@ impl Default for ExplorerConfig {
             annotate: AnnotateConfig::default(),
         }
     }
+}
+
+fn default_pictures_in_memory() -> usize {
+    TestingHistory::PICTURES_IN_MEMORY
 }
 
 /// What the explorer decided for one step.
@@ -180,9 +196,12 @@ impl FunctionAwareExplorer {
         Self {
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             app: config.app.clone(),
+            history: TestingHistory::with_pictures(
+                config.pictures_in_memory.max(config.recent),
+                config.picture_dir.clone(),
+            ),
             client,
             config,
-            history: TestingHistory::new(),
             screens: Vec::new(),
             screen_bugs: Vec::new(),
             failures: Vec::new(),
@@ -261,7 +280,7 @@ impl FunctionAwareExplorer {
             HistoryEntry {
                 widget: decision.bounds,
                 texts,
-                image_png,
+                image: StepImage::Png(image_png),
                 ..HistoryEntry::new(step, ui.screen.clone(), decision.described.clone())
             },
             &function,

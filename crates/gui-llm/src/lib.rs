@@ -37,6 +37,6 @@ pub use error::{Error, Result};
 pub use explorer::{
     Decision, ExplorerConfig, ExplorerFailure, FunctionAwareExplorer, SuspectedBug,
 };
-pub use history::{HistoryEntry, TestingHistory};
+pub use history::{HistoryEntry, StepImage, TestingHistory};
 pub use louvain::{LouvainConfig, Partition, WeightedGraph, louvain, modularity};
 pub use retrieve::{BugExample, BugScope, DEFAULT_TOP_K, ExampleSet, TextEmbedder, cosine, tokens};

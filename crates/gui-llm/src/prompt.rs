@@ -158,9 +158,9 @@ pub fn explorer_prompt(v: &ExplorerView<'_>) -> Vec<Message> {
                 e.screen,
                 e.action
             )));
-            if !e.image_png.is_empty() {
+            if let Some(png) = e.image.png() {
                 parts.push(Part::Image {
-                    png: e.image_png.clone(),
+                    png: png.into_owned(),
                 });
             }
         }
@@ -249,10 +249,10 @@ caption names the function under test and the step's place in it.\n",
                 e.texts.join("; ")
             }
         );
-        if i >= first_image && !e.image_png.is_empty() {
+        if let Some(png) = (i >= first_image).then(|| e.image.png()).flatten() {
             parts.push(Part::Text(std::mem::take(&mut text)));
             parts.push(Part::Image {
-                png: e.image_png.clone(),
+                png: png.into_owned(),
             });
         }
     }

@@ -100,8 +100,19 @@ fn deliver(node: &UiNode, x: f64, y: f64) -> Delivery<'_> {
 
 impl UiDump {
     /// Reads the XML `uiautomator dump` writes. Errors say what is wrong and, for a bad
-    /// node, where it is (the `index` path from the top, like `0/0/2`).
+    /// node, where it is (the `index` path from the top, like `0/0/2`). A dump nesting
+    /// elements more than [`UiHierarchy::MAX_DEPTH`] deep is refused before it is parsed:
+    /// both the XML parser and this reader descend one stack frame per level.
+    ///
+    /// [`UiHierarchy::MAX_DEPTH`]: gui_core::UiHierarchy::MAX_DEPTH
     pub fn parse(xml: &str) -> std::result::Result<UiDump, String> {
+        if let Some(at) = gui_core::UiHierarchy::too_deep_at(xml) {
+            return Err(format!(
+                "elements nest more than {} levels deep (line {})",
+                gui_core::UiHierarchy::MAX_DEPTH,
+                xml[..at].matches('\n').count() + 1
+            ));
+        }
         let doc = roxmltree::Document::parse(xml).map_err(|e| format!("not XML: {e}"))?;
         let root = doc.root_element();
         if root.tag_name().name() != "hierarchy" {
@@ -117,7 +128,7 @@ impl UiDump {
                 .parse()
                 .map_err(|_| format!("rotation `{r}` is not a number"))?,
         };
-        let roots = nodes_under(root, "")?;
+        let roots = nodes_under(root)?;
         Ok(UiDump { rotation, roots })
     }
 
@@ -154,23 +165,64 @@ impl UiDump {
     }
 }
 
-fn nodes_under(
-    parent: roxmltree::Node<'_, '_>,
-    path: &str,
-) -> std::result::Result<Vec<UiNode>, String> {
-    parent
-        .children()
-        .filter(|c| c.is_element() && c.tag_name().name() == "node")
-        .enumerate()
-        .map(|(i, n)| node(n, path, i))
-        .collect()
+/// The `<node>` elements under `root` as trees, in document order. Built with a stack of
+/// open nodes rather than by recursion, so a dump as deep as
+/// [`gui_core::UiHierarchy::MAX_DEPTH`] needs no deep call stack (unoptimised builds spend
+/// kilobytes of stack per level on iterator adapters). A node's own attributes are checked
+/// before its children, so the first error is the first bad node in document order.
+fn nodes_under(root: roxmltree::Node<'_, '_>) -> std::result::Result<Vec<UiNode>, String> {
+    struct Open<'a, 'input> {
+        /// `None` for `root`, which is not a node itself.
+        node: Option<UiNode>,
+        path: String,
+        /// The next child to look at, and how many `<node>` children came before it.
+        cursor: Option<roxmltree::Node<'a, 'input>>,
+        position: usize,
+    }
+    let mut open = vec![Open {
+        node: None,
+        path: String::new(),
+        cursor: root.first_child(),
+        position: 0,
+    }];
+    let mut roots = Vec::new();
+    while let Some(top) = open.last_mut() {
+        match top.cursor {
+            Some(child) => {
+                top.cursor = child.next_sibling();
+                if !(child.is_element() && child.tag_name().name() == "node") {
+                    continue;
+                }
+                let position = top.position;
+                top.position += 1;
+                let (node, path) = node(child, &top.path, position)?;
+                open.push(Open {
+                    node: Some(node),
+                    path,
+                    cursor: child.first_child(),
+                    position: 0,
+                });
+            }
+            None => {
+                // Every child seen: the node is complete and joins its parent.
+                if let Some(finished) = open.pop().and_then(|o| o.node) {
+                    match open.last_mut().and_then(|o| o.node.as_mut()) {
+                        Some(parent) => parent.children.push(finished),
+                        None => roots.push(finished),
+                    }
+                }
+            }
+        }
+    }
+    Ok(roots)
 }
 
+/// One `<node>`'s attributes, without its children, and its path for error messages.
 fn node(
     n: roxmltree::Node<'_, '_>,
     parent: &str,
     position: usize,
-) -> std::result::Result<UiNode, String> {
+) -> std::result::Result<(UiNode, String), String> {
     let index_attr = n.attribute("index");
     let step = index_attr.map_or_else(|| position.to_string(), str::to_string);
     let path = if parent.is_empty() {
@@ -198,7 +250,7 @@ fn node(
             format!("node {path}: bounds `{b}` are not `[x1,y1][x2,y2]` with x1<=x2, y1<=y2")
         })?,
     };
-    Ok(UiNode {
+    let node = UiNode {
         index,
         text: text("text"),
         resource_id: text("resource-id"),
@@ -217,8 +269,9 @@ fn node(
         password: flag("password", false)?,
         selected: flag("selected", false)?,
         bounds,
-        children: nodes_under(n, &path)?,
-    })
+        children: Vec::new(),
+    };
+    Ok((node, path))
 }
 
 /// `[0,63][1080,210]`.

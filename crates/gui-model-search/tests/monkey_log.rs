@@ -505,6 +505,26 @@ fn bad_dumps_name_the_problem() {
 }
 
 #[test]
+fn dumps_nested_deeper_than_the_limit_are_refused_without_overflowing_the_stack() {
+    let max = gui_core::UiHierarchy::MAX_DEPTH;
+    let nested = |depth: usize| {
+        let node = r#"<node index="0" bounds="[0,0][1,1]">"#;
+        format!(
+            "<hierarchy>{}{}</hierarchy>",
+            node.repeat(depth),
+            "</node>".repeat(depth)
+        )
+    };
+    // The deepest chain allowed (`<hierarchy>` counts as a level) reads in full.
+    let d = UiDump::parse(&nested(max - 1)).unwrap();
+    assert_eq!(d.nodes().len(), max - 1);
+    for depth in [max, 100_000] {
+        let e = UiDump::parse(&nested(depth)).unwrap_err();
+        assert!(e.contains("more than 512 levels deep"), "{e}");
+    }
+}
+
+#[test]
 fn dump_files_errors_name_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("MainActivity.xml");

@@ -409,7 +409,16 @@ fn summary_section(h: &mut String, runs: &[RunFolder]) {
             run.signals.len(),
         );
     }
-    h.push_str("</table>\n</section>\n");
+    h.push_str("</table>\n");
+    let warnings: Vec<&String> = runs.iter().flat_map(|r| &r.warnings).collect();
+    if !warnings.is_empty() {
+        h.push_str("<p class=\"fail\">Left out of this report:</p>\n<ul>\n");
+        for w in warnings {
+            let _ = writeln!(h, "<li class=\"fail\">{}</li>", escape(w));
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</section>\n");
 }
 
 fn bugs_section(h: &mut String, thumbs: &mut Thumbnails, r: usize, run: &RunFolder) {

@@ -39,12 +39,17 @@ pub struct RunFolder {
     /// sub-sequences the history was cut into, the suspected non-crash bugs with the
     /// model's reasoning, and the model calls' accounting.
     pub visiondroid: Option<Value>,
+    /// Problems that left part of the folder out of the report, each naming its file: an
+    /// optional file (`agent.json`, `minimised.json`, `greybox.json`, `monkeypp.json`,
+    /// `visiondroid.json`) that does not parse is skipped rather than failing the report.
+    pub warnings: Vec<String>,
 }
 
 impl RunFolder {
     /// Reads a run folder. A torn last line of `steps.jsonl` or `signals.jsonl` (the tool
-    /// was killed while writing it) is skipped; every other problem is an error naming the
-    /// file, and the line for JSON-lines files.
+    /// was killed while writing it) is skipped; an optional file a strategy adds that
+    /// cannot be read is left out with a warning (see [`warnings`](Self::warnings)); every
+    /// other problem is an error naming the file, and the line for JSON-lines files.
     pub fn load(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
         if !dir.is_dir() {
@@ -82,11 +87,33 @@ impl RunFolder {
         })?;
         let signals = read_json_lines(&dir.join("signals.jsonl"))?;
         let summary = read_optional_json(&dir.join("summary.json"))?;
-        let agent = read_optional_json(&dir.join("agent.json"))?;
-        let minimised = read_optional_json(&dir.join("minimised.json"))?.unwrap_or_default();
-        let greybox = read_optional_json(&dir.join("greybox.json"))?;
-        let monkeypp = read_optional_json(&dir.join("monkeypp.json"))?;
-        let visiondroid = read_optional_json(&dir.join("visiondroid.json"))?;
+        // What strategies add beside the run: the report is still worth having without
+        // one of them, e.g. a file cut short by a full disk or written by an older tool.
+        let mut warnings = Vec::new();
+        let mut extra = |name: &str| -> Option<Value> {
+            let path = dir.join(name);
+            read_optional_json(&path).unwrap_or_else(|e| {
+                warnings.push(format!("{e}; the report leaves {name} out"));
+                None
+            })
+        };
+        let agent = extra("agent.json");
+        let minimised = extra("minimised.json");
+        let greybox = extra("greybox.json");
+        let monkeypp = extra("monkeypp.json");
+        let visiondroid = extra("visiondroid.json");
+        let minimised = match minimised.map(serde_json::from_value::<Vec<Minimised>>) {
+            None => Vec::new(),
+            Some(Ok(m)) => m,
+            Some(Err(e)) => {
+                let path = dir.join("minimised.json");
+                warnings.push(format!(
+                    "{}: {e}; the report leaves minimised.json out",
+                    path.display()
+                ));
+                Vec::new()
+            }
+        };
         Ok(Self {
             dir: dir.into(),
             run,
@@ -98,6 +125,7 @@ impl RunFolder {
             greybox,
             monkeypp,
             visiondroid,
+            warnings,
         })
     }
 

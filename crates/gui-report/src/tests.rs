@@ -337,6 +337,44 @@ fn a_killed_clean_run_fails_its_exploration_case_but_not_the_exit_code() {
 }
 
 #[test]
+fn a_torn_optional_file_is_left_out_with_a_warning_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = write_run(dir.path(), true, true);
+    // Cut short as by a crash in the middle of a plain write.
+    for name in [
+        "agent.json",
+        "greybox.json",
+        "monkeypp.json",
+        "visiondroid.json",
+    ] {
+        std::fs::write(run_dir.join(name), r#"{"stats": {"pa"#).unwrap();
+    }
+    // JSON, but not minimised reproductions.
+    std::fs::write(run_dir.join("minimised.json"), r#"{"key": 1}"#).unwrap();
+    let run = RunFolder::load(&run_dir).unwrap();
+    assert!(run.agent.is_none() && run.greybox.is_none() && run.minimised.is_empty());
+    assert_eq!(run.steps.len(), 3, "the rest of the folder is read");
+    for name in [
+        "agent.json",
+        "greybox.json",
+        "monkeypp.json",
+        "visiondroid.json",
+        "minimised.json",
+    ] {
+        let path = run_dir.join(name).display().to_string();
+        assert!(
+            run.warnings.iter().any(|w| w.contains(&path)),
+            "{name}: {:?}",
+            run.warnings
+        );
+    }
+    let html = render_html(&[run], &HtmlOptions::default()).unwrap();
+    assert!(html.contains("Left out of this report"));
+    assert!(html.contains("the report leaves agent.json out"));
+    assert!(html.contains("3 steps in 0.3 s"));
+}
+
+#[test]
 fn errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
@@ -364,9 +402,6 @@ fn errors_name_the_file_and_line() {
     let err = RunFolder::load(&run_dir).unwrap_err().to_string();
     assert!(err.contains("summary.json"), "{err}");
     std::fs::remove_file(run_dir.join("summary.json")).unwrap();
-    std::fs::write(run_dir.join("agent.json"), "[1,").unwrap();
-    let err = RunFolder::load(&run_dir).unwrap_err().to_string();
-    assert!(err.contains("agent.json"), "{err}");
 
     std::fs::write(
         run_dir.join("run.json"),

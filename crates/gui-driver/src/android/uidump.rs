@@ -7,12 +7,21 @@ use crate::{Error, Result};
 
 /// Parses a dump: `<hierarchy><node bounds="[x1,y1][x2,y2]" class=… …>…</hierarchy>`.
 /// Elements come in document order; `app` is the root node's package, `screen` is left to
-/// the caller. `path` names the dump in errors.
+/// the caller. `path` names the dump in errors. A dump nesting elements more than
+/// [`UiHierarchy::MAX_DEPTH`] deep is refused.
 pub(crate) fn parse_dump(xml: &str, path: &str) -> Result<UiHierarchy> {
     let bad = |detail: String| Error::UiDump {
         path: path.to_owned(),
         detail,
     };
+    // Measured before parsing: roxmltree descends one stack frame per level.
+    if let Some(at) = UiHierarchy::too_deep_at(xml) {
+        let line = xml[..at].matches('\n').count() + 1;
+        return Err(bad(format!(
+            "elements nest more than {} levels deep (line {line})",
+            UiHierarchy::MAX_DEPTH
+        )));
+    }
     let doc = roxmltree::Document::parse(xml).map_err(|e| bad(format!("not XML: {e}")))?;
     let root = doc.root_element();
     if root.tag_name().name() != "hierarchy" {
@@ -139,6 +148,35 @@ mod tests {
         ] {
             let e = parse_dump(xml, "/sdcard/d.xml").unwrap_err().to_string();
             assert!(e.contains("/sdcard/d.xml") && e.contains(says), "{e}");
+        }
+    }
+
+    /// A dump whose single chain of `<node>`s is `depth` levels deep inside `<hierarchy>`.
+    fn nested(depth: usize) -> String {
+        let node = r#"<node class="V" package="p" bounds="[0,0][1,1]">"#;
+        format!(
+            "<hierarchy>\n{}{}</hierarchy>",
+            node.repeat(depth),
+            "</node>".repeat(depth)
+        )
+    }
+
+    #[test]
+    fn a_dump_nested_deeper_than_the_limit_is_refused_naming_it() {
+        // `<hierarchy>` is one level of the limit.
+        let most = UiHierarchy::MAX_DEPTH - 1;
+        let h = parse_dump(&nested(most), "/sdcard/d.xml").unwrap();
+        assert_eq!(h.elements.len(), most);
+        for depth in [most + 1, 100_000] {
+            let e = parse_dump(&nested(depth), "/sdcard/d.xml").unwrap_err();
+            let Error::UiDump { path, detail } = &e else {
+                panic!("not a dump error: {e}");
+            };
+            assert_eq!(path, "/sdcard/d.xml");
+            assert!(
+                detail.contains("more than 512 levels deep (line 2)"),
+                "{detail}"
+            );
         }
     }
 

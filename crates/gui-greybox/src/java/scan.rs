@@ -267,33 +267,48 @@ impl Frame {
 
 /// Parameters of a method descriptor (as values of the right width) and its return value
 /// (`None` for void).
+///
+/// The descriptor is walked by characters: class names in it may be any Unicode
+/// (`(LStraße;)V`), and a malformed descriptor may put a multi-byte character where a
+/// one-letter type belongs.
 fn signature(descriptor: &str) -> (Vec<Value>, Option<Value>) {
-    let bytes = descriptor.as_bytes();
     let mut params = Vec::new();
-    let mut i = usize::from(bytes.first() == Some(&b'('));
-    while i < bytes.len() && bytes[i] != b')' {
-        let start = i;
-        while bytes.get(i) == Some(&b'[') {
-            i += 1;
+    let mut rest = descriptor.strip_prefix('(').unwrap_or(descriptor);
+    loop {
+        let mut chars = rest.chars();
+        let Some(first) = chars.next() else {
+            // No `)`: a malformed descriptor has no return type.
+            return (params, None);
+        };
+        if first == ')' {
+            let ret = match chars.as_str() {
+                "V" => None,
+                r => Some(Value::of_type(r)),
+            };
+            return (params, ret);
         }
-        if bytes.get(i) == Some(&b'L') {
-            while i < bytes.len() && bytes[i] != b';' {
-                i += 1;
+        let mut c = first;
+        while c == '[' {
+            match chars.next() {
+                Some(next) => c = next,
+                None => break,
             }
         }
-        i += 1;
-        let is_array = bytes[start] == b'[';
-        params.push(if is_array {
+        if c == 'L' {
+            // The class name runs to `;` (or to the end of a malformed descriptor).
+            for next in chars.by_ref() {
+                if next == ';' {
+                    break;
+                }
+            }
+        }
+        params.push(if first == '[' {
             Value::Unknown
         } else {
-            Value::of_type(&descriptor[start..])
+            Value::of_type(rest)
         });
+        rest = chars.as_str();
     }
-    let ret = match descriptor.get(i + 1..) {
-        Some("V") | None => None,
-        Some(r) => Some(Value::of_type(r)),
-    };
-    (params, ret)
 }
 
 /// The interface named by an `addXListener(LX;)V` descriptor, dotted.
@@ -703,6 +718,24 @@ mod tests {
         assert_eq!(ret, None);
         assert_eq!(signature("()J").1, Some(Value::Wide));
         assert_eq!(signature("()Ljava/lang/String;").1, Some(Value::Unknown));
+    }
+
+    #[test]
+    fn signature_walks_non_ascii_descriptors_by_character() {
+        let (params, ret) = signature("(LStraße;[LÜber;J)D");
+        assert_eq!(params, vec![Value::Unknown, Value::Unknown, Value::Wide]);
+        assert_eq!(ret, Some(Value::Wide));
+        // Not a valid descriptor, but the class file reader must not panic on it: two-byte
+        // characters where one-letter types belong, and no closing parenthesis.
+        assert_eq!(
+            signature("(éü)V"),
+            (vec![Value::Unknown, Value::Unknown], None)
+        );
+        assert_eq!(
+            signature("(Iß"),
+            (vec![Value::Unknown, Value::Unknown], None)
+        );
+        assert_eq!(signature("(LStraße"), (vec![Value::Unknown], None));
     }
 
     #[test]
