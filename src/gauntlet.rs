@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use gui_core::DeviceEventKind;
+use gui_core::{ActionKind, DeviceEventKind};
 
 /// What a page must make the device report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,8 +36,9 @@ pub struct Page {
     /// The file in `tests/gauntlet/` without `.html`.
     pub name: &'static str,
     pub expect: Expect,
-    /// Device events a click on the page must cause (checked on the device itself, where
-    /// the test decides what is clicked; a strategy may never click what causes them).
+    /// The action on the page's button that causes what the page is about.
+    pub trigger: ActionKind,
+    /// Device events the trigger must cause.
     pub events: &'static [DeviceEventKind],
     /// More Chromium flags the page needs (the out-of-memory page caps the JS heap, so
     /// the renderer dies within a second instead of after filling gigabytes).
@@ -48,6 +49,7 @@ const fn page(name: &'static str, events: &'static [DeviceEventKind]) -> Page {
     Page {
         name,
         expect: Expect::Fine,
+        trigger: ActionKind::Click,
         events,
         chromium_args: &[],
     }
@@ -66,7 +68,10 @@ pub const PAGES: &[Page] = &[
     page("beforeunload", &[K::Dialog]),
     page("popup", &[K::TabClosed]),
     page("blank-link", &[K::TabClosed]),
-    page("middle-click", &[K::TabClosed]),
+    Page {
+        trigger: ActionKind::MidClick,
+        ..page("middle-click", &[K::TabClosed])
+    },
     page("window-close", &[]),
     page("file-input", &[K::FileChooser]),
     page("download", &[K::Download]),

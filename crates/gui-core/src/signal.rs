@@ -117,7 +117,9 @@ fn capped_message(mut message: String) -> String {
 /// `utf8` name something. A timestamp, a `0x` number or a run of at least 8 hex digits
 /// with a decimal digit among them (hashes, uuids with their dashes) becomes one `#`.
 fn key_message(line: &str) -> String {
-    let chars: Vec<char> = line.chars().collect();
+    // Tokens shrink to one `#`, so more input than output is read, but not without bound:
+    // a line can be 64 KiB, and the token scans below restart at every word.
+    let chars: Vec<char> = line.chars().take(8 * Signal::KEY_MESSAGE_CHARS).collect();
     let mut out = String::with_capacity(line.len().min(4 * Signal::KEY_MESSAGE_CHARS));
     let mut written = 0;
     let mut i = 0;

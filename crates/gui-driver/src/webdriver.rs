@@ -71,7 +71,9 @@ pub struct WebDriverConfig {
     /// Bound on one command; a browser that does not answer in time is taken for hung
     /// and gets a new session on [`Device::restart`].
     pub call_timeout: Duration,
-    /// Bound on loading a page (the session's `pageLoad` timeout).
+    /// Bound on loading a page (the session's `pageLoad` timeout). A page not loaded by
+    /// then is used as it is when its document answers, and recorded
+    /// ([`gui_core::DeviceEventKind::LoadIncomplete`]).
     pub load_timeout: Duration,
     /// Merged into the `alwaysMatch` capabilities: objects key by key, arrays appended
     /// (so `{"goog:chromeOptions": {"args": [...]}}` adds flags), other values replaced.
@@ -923,20 +925,20 @@ impl Device for WebDriverDevice {
     fn perform(&mut self, action: &Action) -> Result<()> {
         let done = self.perform_inner(action);
         match &done {
-            // A hang or a crash is the loop's to see, as it is.
-            Err(Error::Timeout { .. }) | Err(Error::Unsupported { .. } | Error::BadAction { .. }) => {
-                return done;
-            }
-            // The action closed the app's window (`window.close()`): the rest of it (the
-            // release of the buttons) had nowhere to go. Not a lost device when the
-            // browser is still there; the window is opened again.
-            Err(e) if e.is_device_lost() => {
-                if self.session.is_none() || self.keep_app_window().is_err() {
+            // Nothing was done.
+            Err(Error::Unsupported { .. } | Error::BadAction { .. }) => return done,
+            // The action closed the app's window (`window.close()`, where the browser
+            // allows it): the rest of it (the release of the buttons) had nowhere to go.
+            // Not a lost device while the browser is there; the window is opened again.
+            Err(e) if policy::is_no_such_window(e) => {
+                if self.keep_app_window().is_err() {
                     return done;
                 }
                 self.settle()?;
                 return Ok(());
             }
+            // A hang or a crash is the loop's to see, as it is.
+            Err(e) if e.is_device_lost() => return done,
             _ => {}
         }
         self.settle()?;
@@ -948,9 +950,9 @@ impl Device for WebDriverDevice {
             return self.open_session();
         }
         let soft = (|| -> Result<()> {
-            // A window the app closed, or a dialog left open, would fail what follows.
+            // A window the app closed would fail what follows (an open dialog is
+            // answered by the first command it fails).
             self.keep_app_window()?;
-            self.answer_dialogs(self.config.dialogs)?;
             // Keep what the old page covered before leaving it.
             self.coverage()?;
             if self.has_devtools() {
@@ -1118,5 +1120,7 @@ mod tests {
         assert!(caps["goog:chromeOptions"].get("binary").is_none());
         assert!(!args.contains(&json!("--no-sandbox")));
         assert_eq!(caps["goog:loggingPrefs"]["browser"], "ALL");
+        // Dialogs are the device's to answer, whatever the policy.
+        assert_eq!(caps["unhandledPromptBehavior"], "ignore");
     }
 }

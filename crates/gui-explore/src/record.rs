@@ -305,10 +305,10 @@ impl RunRecorder {
         }
         let steps: Vec<StepRecord> = numbered.into_iter().map(|(_, s)| s).collect();
         let last = steps.last().map_or(0, |s| s.step);
-        let mut signals: Vec<SignalRecord> = read_lines_or_none(&dir.join("signals.jsonl"))?;
+        let mut signals: Vec<SignalRecord> = read_lines_or_empty(&dir.join("signals.jsonl"))?;
         let recorded_signals = signals.len();
         signals.retain(|s| s.first_step <= last);
-        let events = read_lines_or_none(&dir.join("events.jsonl"))?;
+        let events = read_lines_or_empty(&dir.join("events.jsonl"))?;
         Ok(ReopenedRun {
             dir: dir.into(),
             orphan_signals: signals.len() < recorded_signals,
@@ -721,7 +721,7 @@ fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
 }
 
 /// [`read_lines`], with a missing file read as empty.
-fn read_lines_or_none<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+fn read_lines_or_empty<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     Ok(read_numbered_lines(path, true)?
         .into_iter()
         .map(|(_, r)| r)

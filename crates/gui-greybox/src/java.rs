@@ -349,8 +349,8 @@ impl ClassDb {
             }
             let too_big = |size: u64| {
                 format!(
-                    "the class file is {size} bytes or more uncompressed, over the limit of \
-                     {} bytes per class file (a zip bomb?)",
+                    "the class file inflates to {size} bytes or more, over the limit of {} \
+                     bytes per class file (a zip bomb?)",
                     limits.member_bytes
                 )
             };
@@ -377,8 +377,8 @@ impl ClassDb {
                 errors.push(jar_error(
                     Some(name),
                     format!(
-                        "the jar's class files pass {} bytes uncompressed here, over the \
-                         limit per jar (a zip bomb?); this and the later members are not read",
+                        "with this member the jar's class files inflate past the limit per \
+                         jar of {} bytes (a zip bomb?); it and the later members are not read",
                         limits.jar_bytes
                     ),
                 ));

@@ -6,8 +6,9 @@
 use gui_core::{ActionKind, ActionParam, Rect, Screenshot, UiElement, UiHierarchy};
 use gui_llm::scripted::ScriptedServer;
 use gui_llm::{
-    BugScope, DetectorConfig, ExampleSet, ExplorerConfig, FunctionAwareExplorer, OpenAiClient,
-    OpenAiConfig, Operation, detect_bugs,
+    Accounting, BugScope, ChatAnswer, ChatRequest, DetectorConfig, ExampleSet, ExplorerConfig,
+    FunctionAwareExplorer, LlmClient, OpenAiClient, OpenAiConfig, Operation, Part, StepImage,
+    Usage, detect_bugs,
 };
 use image::{Rgb, RgbImage};
 
@@ -262,4 +263,107 @@ fn the_detector_checks_each_cohesive_part_with_retrieved_examples() {
         prompt.last_user_text
     );
     assert_eq!(prompt.images, 3, "one picture per step of the part");
+}
+
+/// A model in the test process that always gives the same answer and counts the pictures
+/// it was sent.
+#[derive(Debug, Default)]
+struct SameAnswer {
+    answer: String,
+    images: usize,
+    accounting: Accounting,
+}
+
+impl LlmClient for SameAnswer {
+    fn chat(&mut self, request: &ChatRequest) -> gui_llm::Result<ChatAnswer> {
+        self.accounting.calls += 1;
+        self.images += request
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .filter(|p| matches!(p, Part::Image { .. }))
+            .count();
+        Ok(ChatAnswer {
+            text: self.answer.clone(),
+            usage: Usage::default(),
+        })
+    }
+    fn accounting(&self) -> &Accounting {
+        &self.accounting
+    }
+    fn describe(&self) -> String {
+        "same answer".into()
+    }
+}
+
+#[test]
+fn a_long_run_keeps_only_the_recent_pictures_in_memory_and_the_detector_sees_all() {
+    let steps = 60;
+    let config = ExplorerConfig::default();
+    let mut ex = FunctionAwareExplorer::new(
+        Box::new(SameAnswer {
+            answer: "Action: click\nWidget id: 2\nWidget text: + More\nFunction: change quantity\nStatus: ongoing\nBug: none".into(),
+            ..SameAnswer::default()
+        }),
+        config.clone(),
+    );
+    let mut largest = 0;
+    for step in 1..=steps {
+        ex.decide(step, &screen(), &cart());
+        let in_memory = ex
+            .history()
+            .entries()
+            .iter()
+            .filter(|e| matches!(e.image, StepImage::Png(_)))
+            .count();
+        assert!(
+            in_memory <= config.pictures_in_memory,
+            "step {step}: {in_memory}"
+        );
+        largest = largest.max(ex.history().picture_bytes_in_memory());
+    }
+    let entries = ex.history().entries();
+    // Pictures differ a little (each is marked with its step number).
+    let sizes: Vec<usize> = entries
+        .iter()
+        .map(|e| e.image.png().unwrap().len())
+        .collect();
+    let biggest = sizes.iter().max().unwrap();
+    assert!(largest <= config.pictures_in_memory * biggest, "{largest}");
+    assert!(
+        largest * 5 < sizes.iter().sum::<usize>(),
+        "{largest} of {sizes:?}"
+    );
+    assert!(matches!(entries[0].image, StepImage::File(_)));
+    assert!(matches!(
+        entries[steps as usize - 1].image,
+        StepImage::Png(_)
+    ));
+
+    // The pictures on disk still reach the detector: every step of every part it checks
+    // comes with its picture.
+    let history = ex.history().clone();
+    let mut model = SameAnswer {
+        answer: "Bug: no\nSteps: none".into(),
+        ..SameAnswer::default()
+    };
+    let detection = detect_bugs(
+        &mut model,
+        "Shop",
+        &history,
+        &ExampleSet::bundled(),
+        &DetectorConfig {
+            max_images: steps as usize,
+            ..DetectorConfig::default()
+        },
+    );
+    let checked: Vec<u64> = detection
+        .segments
+        .iter()
+        .filter(|s| s.checked)
+        .flat_map(|s| s.steps.iter().copied())
+        .collect();
+    assert!(checked.contains(&1), "{:?}", detection.segments);
+    assert!(checked.len() > config.pictures_in_memory, "{checked:?}");
+    assert_eq!(model.images, checked.len());
 }

@@ -7,42 +7,55 @@
 //! WebDriver reports none of these as events (chromedriver's DevTools passthrough runs
 //! commands but delivers no events), so the device looks for them:
 //! - dialogs: the session leaves them open (`unhandledPromptBehavior: ignore`), so every
-//!   one is seen: `GET …/alert/text` tells whether one is open and its message; it is
-//!   answered with `POST …/alert/accept|dismiss` (and [`PROMPT_TEXT`] for a prompt when
-//!   accepting). A command refused meanwhile ("unexpected alert open") is sent again
-//!   after the answer. Which kind of dialog it was comes from [`PAGE_HOOKS`], a script
+//!   command fails with "unexpected alert open" while one is; the device then reads its
+//!   message (`GET …/alert/text`), answers it (`POST …/alert/accept|dismiss`, with
+//!   [`PROMPT_TEXT`] typed into a prompt when accepting) and sends the command again.
+//!   With `accept` or `dismiss` chromedriver would answer the dialog inside the next
+//!   command (the release of the click that opened it), unseen, and a prompt would get
+//!   its default value. Which kind of dialog it was comes from [`PAGE_HOOKS`], a script
 //!   that notes each `alert`, `confirm` and `prompt` call and its result; dialogs it did
-//!   not see (`beforeunload`, a page without the script) are recorded as `dialog`, or
-//!   `prompt` when it took the text;
+//!   not see (`beforeunload` in browsers that show one, a page without the script) are
+//!   recorded as `dialog`, or `prompt` when it took the text;
 //! - tabs: `GET …/window/handles`; every window but the app's is closed, and the app's is
-//!   opened again on the last in-app URL when the app closed it;
-//! - leaving: `GET …/url` against [`crate::AppOrigins`]; back in history when that is the
-//!   app, else the last in-app URL;
+//!   opened again on the last in-app URL when it is gone. (Chromium refuses
+//!   `window.close()` on a window no script opened, so there the app cannot close its
+//!   own; other browsers and windows closed from outside can.)
+//! - leaving: the page's URL against [`crate::AppOrigins`]; back in history when that is
+//!   the app, else the last in-app URL;
 //! - file inputs: [`PAGE_HOOKS`] notes a click that would open a file chooser (headless
-//!   Chromium opens none, and WebDriver could not answer a native one); the device then
-//!   gives the input the upload file through `POST …/element/{id}/value`, as WebDriver
-//!   uploads files. Only for an endpoint on this machine, where the file is;
+//!   Chromium opens none and does not block, and WebDriver could not answer a native
+//!   one); the device then gives the input the upload file through
+//!   `POST …/element/{id}/value`, as WebDriver uploads files. Only for an endpoint on this
+//!   machine, where the file is; elsewhere the chooser is recorded as cancelled;
 //! - downloads: with the passthrough, `Browser.setDownloadBehavior` sends them to a
-//!   temporary folder, which is read for new files. Only on this machine, too.
+//!   temporary folder, which is read for finished files. Only on this machine, too. The
+//!   folder gives names but not the URLs they came from.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gui_core::{DeviceEvent, DeviceEventKind};
 use serde_json::{Value, json};
 
 use super::WebDriverDevice;
 use super::client::Verb;
+use crate::web_policy::UPLOAD_NAME;
 use crate::{DialogPolicy, Error, PROMPT_TEXT, Result};
 
 /// Dialogs answered in one go at most: a page that opens one from each answer's handler
 /// would keep the device answering forever. The next call goes on where this one stopped.
 const MAX_DIALOGS: usize = 50;
 
-/// Rounds of "answer dialogs, close tabs" per settle: an answer can open a tab, a tab's
+/// Most device events kept between two drains, as on the Chromium device.
+const MAX_EVENTS: usize = 1000;
+
+/// Rounds of "close tabs, answer dialogs" per settle: an answer can open a tab, a tab's
 /// closing can raise a dialog.
 const SETTLE_ROUNDS: usize = 4;
+
+/// How long a new tab's first page gets to commit, so that its URL can be recorded.
+const TAB_URL_WAIT: Duration = Duration::from_millis(500);
 
 /// The key of a web element reference in W3C answers.
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -78,19 +91,20 @@ if (!w.__guiTestingHooks) {
 }
 "#;
 
-/// Hands over (and forgets) what [`PAGE_HOOKS`] noted: `{dialogs, file}`, `file` the
-/// input whose chooser would have opened, as an element reference. `null` in a page
-/// without the hooks.
+/// The page's URL and, handed over and forgotten, what [`PAGE_HOOKS`] noted:
+/// `{href, hooks: {dialogs, file}}`, `file` the input whose chooser would have opened,
+/// as an element reference; `hooks` is `null` in a page without them.
 const TAKE_HOOKS: &str = r#"
 const hooks = window.__guiTestingHooks;
-if (!hooks) return null;
+if (!hooks) return { href: location.href, hooks: null };
 let file = null;
 if (hooks.file) {
   const { input, event } = hooks.file;
   if (!event.defaultPrevented && input.isConnected) file = input;
   hooks.file = null;
 }
-return { dialogs: hooks.dialogs.splice(0), file };
+return { href: location.href,
+         hooks: { dialogs: hooks.dialogs.splice(0), file, fileMultiple: !!(file && file.multiple) } };
 "#;
 
 /// A dialog the device answered itself, waiting for [`PAGE_HOOKS`]'s record of its kind.
@@ -106,19 +120,19 @@ impl AnsweredDialog {
     /// Its event when no page record says more.
     fn event(&self) -> DeviceEvent {
         let kind = if self.typed { "prompt" } else { "dialog" };
-        dialog_event(kind, &self.message, &self.answer())
+        dialog_event(kind, &self.message, self.answer())
     }
 
-    fn answer(&self) -> String {
-        match (self.accepted, self.typed) {
-            (true, true) => format!("accepted with {PROMPT_TEXT:?}"),
-            (true, false) => "accepted".into(),
-            (false, _) => "dismissed".into(),
+    fn answer(&self) -> &'static str {
+        if self.accepted {
+            "accepted"
+        } else {
+            "dismissed"
         }
     }
 }
 
-/// `confirm "Delete?" accepted`.
+/// `confirm "Delete?" accepted`, as the Chromium device writes it.
 fn dialog_event(kind: &str, message: &str, answer: &str) -> DeviceEvent {
     DeviceEvent::new(
         DeviceEventKind::Dialog,
@@ -143,15 +157,15 @@ pub(super) fn dialog_events(records: &[Value], answered: &[AnsweredDialog]) -> V
             };
             let r = unmatched.remove(i);
             let kind = r["type"].as_str().unwrap_or("dialog");
-            // What the page got, where it says more than the answer given.
+            // What the page got, where the record has it.
             let answer = match (kind, r["closed"].as_bool(), &r["result"]) {
-                ("confirm", Some(true), Value::Bool(true)) => "accepted".to_owned(),
-                ("confirm", Some(true), Value::Bool(false)) => "dismissed".to_owned(),
-                ("prompt", Some(true), Value::String(s)) => format!("accepted with {s:?}"),
-                ("prompt", Some(true), Value::Null) => "dismissed".to_owned(),
+                ("confirm", Some(true), Value::Bool(true)) => "accepted",
+                ("confirm", Some(true), Value::Bool(false)) => "dismissed",
+                ("prompt", Some(true), Value::String(_)) => "accepted",
+                ("prompt", Some(true), Value::Null) => "dismissed",
                 _ => a.answer(),
             };
-            dialog_event(kind, &a.message, &answer)
+            dialog_event(kind, &a.message, answer)
         })
         .collect()
 }
@@ -163,6 +177,8 @@ pub(super) struct Upkeep {
     pub events: Vec<DeviceEvent>,
     /// Dialogs answered since the page's records were last read.
     pub answered: Vec<AnsweredDialog>,
+    /// Dialogs answered in all.
+    pub dialogs_answered: u64,
     /// The last URL seen inside the app's origins: where the app is brought back to.
     pub last_app_url: Option<String>,
     /// Downloads go here (`downloads/`), and the upload file lives here. Only for an
@@ -196,7 +212,14 @@ impl Upkeep {
     }
 
     fn push(&mut self, kind: DeviceEventKind, detail: impl AsRef<str>) {
-        self.events.push(DeviceEvent::new(kind, detail));
+        self.extend([DeviceEvent::new(kind, detail)]);
+    }
+
+    /// Keeps events for [`Device::drain_events`](crate::Device::drain_events), up to
+    /// [`MAX_EVENTS`] between two drains (a page can open dialogs without end).
+    fn extend(&mut self, events: impl IntoIterator<Item = DeviceEvent>) {
+        let room = MAX_EVENTS.saturating_sub(self.events.len());
+        self.events.extend(events.into_iter().take(room));
     }
 }
 
@@ -206,7 +229,7 @@ pub(super) fn is_unexpected_alert(e: &Error) -> bool {
 }
 
 /// Whether `e` says the window a command addressed is gone (not the whole browser).
-fn is_no_such_window(e: &Error) -> bool {
+pub(super) fn is_no_such_window(e: &Error) -> bool {
     matches!(e, Error::DeviceLost { what } if what.contains("no such window"))
 }
 
@@ -215,17 +238,24 @@ impl WebDriverDevice {
     /// answered, other tabs closed, the app's window open and inside the app's origins, a
     /// file chooser answered, downloads noted. Run after every action and before every
     /// screenshot.
+    ///
+    /// Two commands when nothing happened: the window handles and one script that reads
+    /// the URL and the page's notes. A dialog open meanwhile fails that script, and is
+    /// answered before it runs again ([`send_answering_dialogs`]), so no command asks
+    /// for dialogs (`GET …/alert/text` alone takes longer than both).
+    ///
+    /// [`send_answering_dialogs`]: WebDriverDevice::send_answering_dialogs
     pub(super) fn settle(&mut self) -> Result<()> {
+        let mut url = String::new();
         for _ in 0..SETTLE_ROUNDS {
             let windows = self.keep_app_window()?;
-            let dialogs = self.answer_dialogs(self.config.dialogs)?;
-            if !windows && dialogs == 0 {
+            let answered = self.upkeep.dialogs_answered;
+            url = self.look_at_page()?;
+            if !windows && self.upkeep.dialogs_answered == answered {
                 break;
             }
         }
-        if self.stay_in_app()? {
-            self.read_page_hooks()?;
-        }
+        self.stay_in_app(url)?;
         self.flush_answered(&[]);
         self.note_downloads();
         Ok(())
@@ -236,7 +266,7 @@ impl WebDriverDevice {
         if !self.upkeep.answered.is_empty() && self.session.is_some() {
             // Dialogs answered since the last settle (inside another command): their
             // kinds are in the page.
-            if let Err(e) = self.read_page_hooks() {
+            if let Err(e) = self.look_at_page() {
                 tracing::debug!("could not read the page's dialog notes: {e}");
             }
         }
@@ -293,6 +323,7 @@ impl WebDriverDevice {
                 accepted,
                 typed,
             });
+            self.upkeep.dialogs_answered += 1;
             n += 1;
         }
         if n == MAX_DIALOGS {
@@ -304,51 +335,69 @@ impl WebDriverDevice {
     /// Records the answered dialogs, with their kinds from the page's `records`.
     fn flush_answered(&mut self, records: &[Value]) {
         let answered = std::mem::take(&mut self.upkeep.answered);
-        let events = dialog_events(records, &answered);
-        self.upkeep.events.extend(events);
+        self.upkeep.extend(dialog_events(records, &answered));
     }
 
-    /// Reads [`PAGE_HOOKS`]'s notes: records the dialogs, answers a file chooser.
-    fn read_page_hooks(&mut self) -> Result<()> {
+    /// Reads the page's URL and [`PAGE_HOOKS`]'s notes: records the dialogs, and answers
+    /// a file chooser of the app's. Returns the URL.
+    fn look_at_page(&mut self) -> Result<String> {
         let v = match self.execute(TAKE_HOOKS, &[]) {
             Ok(v) => v,
             Err(e) if e.is_device_lost() => return Err(e),
-            // A page that refuses scripts (a strict CSP does not stop WebDriver's, but a
-            // document being replaced can): its notes are lost, the run goes on.
+            // A document being replaced, or one that runs no scripts: its notes are
+            // lost, the run goes on.
             Err(e) => {
-                tracing::debug!("could not read the page's dialog notes: {e}");
-                return Ok(());
+                tracing::debug!("could not read the page's notes: {e}");
+                return self.current_url();
             }
         };
-        if v.is_null() {
-            return Ok(());
+        let url = v["href"].as_str().unwrap_or("").to_owned();
+        let hooks = &v["hooks"];
+        if hooks.is_null() {
+            return Ok(url);
         }
-        let records = v["dialogs"].as_array().cloned().unwrap_or_default();
+        let records = hooks["dialogs"].as_array().cloned().unwrap_or_default();
         self.flush_answered(&records);
-        if let Some(id) = v["file"][ELEMENT_KEY].as_str() {
-            self.choose_file(id)?;
+        if let Some(id) = hooks["file"][ELEMENT_KEY].as_str()
+            && self.origins.contains(&url)
+        {
+            let multiple = hooks["fileMultiple"].as_bool().unwrap_or(false);
+            self.choose_file(id, multiple)?;
         }
-        Ok(())
+        Ok(url)
     }
 
     /// Gives the upload file to the file input `element`, as a person picking a file in
     /// the chooser would: the input's files change and it fires `input` and `change`.
-    fn choose_file(&mut self, element: &str) -> Result<()> {
+    /// Details read as the Chromium device's: the chooser's mode, then what it got.
+    fn choose_file(&mut self, element: &str, multiple: bool) -> Result<()> {
+        let mode = if multiple {
+            "selectMultiple"
+        } else {
+            "selectSingle"
+        };
         let Some(upload) = self.upkeep.upload.clone() else {
             // A remote browser cannot read this machine's file.
+            self.upkeep.push(
+                DeviceEventKind::FileChooser,
+                format!("{mode}: cancelled (the browser is on another machine)"),
+            );
             return Ok(());
         };
-        let name = upload
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         match self.command(
             Verb::Post,
             &format!("element/{element}/value"),
             Some(json!({ "text": upload.display().to_string() })),
         ) {
-            Ok(_) => self.upkeep.push(DeviceEventKind::FileChooser, name),
+            Ok(_) => self.upkeep.push(
+                DeviceEventKind::FileChooser,
+                format!("{mode}: gave {UPLOAD_NAME}"),
+            ),
             Err(e) if e.is_device_lost() => return Err(e),
-            Err(e) => tracing::debug!("could not give the file input a file: {e}"),
+            Err(e) => self.upkeep.push(
+                DeviceEventKind::FileChooser,
+                format!("{mode}: cancelled ({e})"),
+            ),
         }
         Ok(())
     }
@@ -396,8 +445,9 @@ impl WebDriverDevice {
         if others.is_empty() {
             return Ok(changed);
         }
+        let urls = self.tab_urls(&others)?;
         for handle in others {
-            let closed = self.close_other_window(handle);
+            let closed = self.close_other_window(handle, urls.get(handle.as_str()).cloned());
             // Whatever happened there, the app's window is the current one again.
             let back = self.command(Verb::Post, "window", Some(json!({ "handle": own })));
             match closed {
@@ -410,24 +460,64 @@ impl WebDriverDevice {
         Ok(true)
     }
 
-    /// Closes the window `handle` (not the app's) and returns its URL; `None` when it had
-    /// gone already.
-    fn close_other_window(&mut self, handle: &str) -> Result<Option<String>> {
+    /// The URLs of the windows `handles` as DevTools knows them (chromedriver's window
+    /// handles are DevTools target ids), without waiting for their pages to load as
+    /// `GET …/url` does: a tab on a host that never answers would hold the step up for
+    /// the whole page-load timeout. A new tab has no URL until its first page commits,
+    /// which is waited for a moment. Empty without the passthrough.
+    fn tab_urls(&mut self, handles: &[&String]) -> Result<HashMap<String, String>> {
+        let mut urls = HashMap::new();
+        if !self.has_devtools() {
+            return Ok(urls);
+        }
+        let deadline = Instant::now() + TAB_URL_WAIT;
+        loop {
+            let targets = match self.devtools("Target.getTargets", json!({})) {
+                Ok(t) => t,
+                Err(e) if e.is_device_lost() => return Err(e),
+                Err(e) => {
+                    tracing::debug!("no target list: {e}");
+                    return Ok(urls);
+                }
+            };
+            for t in targets["targetInfos"].as_array().into_iter().flatten() {
+                let (Some(id), Some(url)) = (t["targetId"].as_str(), t["url"].as_str()) else {
+                    continue;
+                };
+                if !url.is_empty() && handles.iter().any(|h| h.as_str() == id) {
+                    urls.insert(id.to_owned(), url.to_owned());
+                }
+            }
+            if urls.len() == handles.len() || Instant::now() >= deadline {
+                return Ok(urls);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes the window `handle` (not the app's) and returns its URL (`url` when known
+    /// already); `None` when it had gone already.
+    fn close_other_window(&mut self, handle: &str, url: Option<String>) -> Result<Option<String>> {
         match self.command(Verb::Post, "window", Some(json!({ "handle": handle }))) {
             Ok(_) => {}
             Err(e) if is_no_such_window(&e) => return Ok(None),
             Err(e) => return Err(e),
         }
-        // The URL is read after the tab's first page loaded (chromedriver waits for it);
-        // a tab that does not load in time is closed all the same.
-        let url = match self.command(Verb::Get, "url", None) {
-            Ok(v) => v.as_str().unwrap_or("").to_owned(),
-            Err(e) if is_no_such_window(&e) => return Ok(None),
-            Err(Error::DeviceLost { what }) => return Err(Error::DeviceLost { what }),
-            Err(e) => {
-                tracing::debug!("could not read the URL of tab {handle}: {e}");
-                "(unknown URL)".to_owned()
-            }
+        let url = match url {
+            Some(url) => url,
+            // Without DevTools, or a tab whose first page has not committed yet: with
+            // DevTools it is closed now, else its URL is read once the page loaded
+            // (chromedriver waits for it), and it is closed all the same if it does not.
+            None if self.has_devtools() => "a new tab without a URL yet".to_owned(),
+            None => match self.command(Verb::Get, "url", None) {
+                Ok(v) => v.as_str().unwrap_or("").to_owned(),
+                Err(e) if is_no_such_window(&e) => return Ok(None),
+                Err(Error::DeviceLost { what }) => return Err(Error::DeviceLost { what }),
+                Err(e) => {
+                    tracing::debug!("could not read the URL of tab {handle}: {e}");
+                    "a new tab whose URL could not be read".to_owned()
+                }
+            },
         };
         match self.command(Verb::Delete, "window", None) {
             Ok(_) => Ok(Some(url)),
@@ -472,26 +562,35 @@ impl WebDriverDevice {
             .unwrap_or_else(|| self.config.start_url.clone())
     }
 
-    /// Brings the page back into the app's origins when it left them (a link out, an
-    /// unreachable host): back in history when that is the app, else the last in-app
-    /// URL. Returns whether the app's page is on show.
-    fn stay_in_app(&mut self) -> Result<bool> {
-        let url = self.current_url()?;
+    /// Brings the page, now at `url`, back into the app's origins when it left them (a
+    /// link out, an unreachable host): back in history when that is the app, else the
+    /// last in-app URL.
+    fn stay_in_app(&mut self, url: String) -> Result<()> {
         if self.origins.contains(&url) {
             self.upkeep.last_app_url = Some(url);
-            return Ok(true);
+            return Ok(());
         }
         // An app outside any origin (`about:blank`, `data:`) is never left; a page that
         // has not shown the app yet (its first load failed) is not brought anywhere.
-        if !self.origins.contains(&self.config.start_url) || self.upkeep.last_app_url.is_none()
-        {
-            return Ok(false);
+        if !self.origins.contains(&self.config.start_url) || self.upkeep.last_app_url.is_none() {
+            return Ok(());
         }
-        if self.previous_entry_is_app()? {
-            self.load_command(Verb::Post, "back", None, "the previous page")?;
-        } else if self.has_devtools() {
-            let to = self.app_url();
-            self.navigate(&to)?;
+        let history = self.history()?;
+        // An error page shows `chrome-error://…`; its history entry has the URL that
+        // failed, which is what the Chromium device records.
+        let left = match &history {
+            Some((current, _)) if url.starts_with("chrome-error:") && !current.is_empty() => {
+                current.clone()
+            }
+            _ => url,
+        };
+        if let Some((_, previous)) = history {
+            if previous.is_some_and(|p| self.origins.contains(&p)) {
+                self.load_command(Verb::Post, "back", None, "the previous page")?;
+            } else {
+                let to = self.app_url();
+                self.navigate(&to)?;
+            }
         } else {
             // Without the history, the step back shows whether it was the app's.
             self.load_command(Verb::Post, "back", None, "the previous page")?;
@@ -501,27 +600,37 @@ impl WebDriverDevice {
                 self.navigate(&to)?;
             }
         }
-        self.upkeep.push(DeviceEventKind::LeftApp, &url);
+        self.upkeep.push(DeviceEventKind::LeftApp, left);
         let now = self.current_url()?;
-        let home = self.origins.contains(&now);
-        if home {
+        if self.origins.contains(&now) {
             self.upkeep.last_app_url = Some(now);
         }
-        Ok(home)
+        Ok(())
+    }
+
+    /// The URLs of the current and the previous history entries (DevTools only).
+    fn history(&mut self) -> Result<Option<(String, Option<String>)>> {
+        if !self.has_devtools() {
+            return Ok(None);
+        }
+        let h = self.devtools("Page.getNavigationHistory", json!({}))?;
+        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
+        let url_at = |i: usize| {
+            h["entries"]
+                .get(i)
+                .and_then(|e| e["url"].as_str())
+                .map(str::to_owned)
+        };
+        let previous = current.checked_sub(1).and_then(url_at);
+        Ok(Some((url_at(current).unwrap_or_default(), previous)))
     }
 
     /// Whether one step back in history shows the app; `false` when unknown (no DevTools).
     pub(super) fn previous_entry_is_app(&mut self) -> Result<bool> {
-        if !self.has_devtools() {
-            return Ok(false);
-        }
-        let h = self.devtools("Page.getNavigationHistory", json!({}))?;
-        let current = h["currentIndex"].as_u64().unwrap_or(0) as usize;
-        Ok(current
-            .checked_sub(1)
-            .and_then(|i| h["entries"].get(i))
-            .and_then(|e| e["url"].as_str())
-            .is_some_and(|u| self.origins.contains(u)))
+        Ok(self
+            .history()?
+            .and_then(|(_, previous)| previous)
+            .is_some_and(|u| self.origins.contains(&u)))
     }
 
     pub(super) fn current_url(&mut self) -> Result<String> {
@@ -532,13 +641,14 @@ impl WebDriverDevice {
     /// A command that loads a page (`url`, `back`, `refresh`). A page that does not
     /// finish loading in time is recorded ([`DeviceEventKind::LoadIncomplete`]) and kept
     /// when its document answers, as a person would use a page whose last image never
-    /// came; a browser that does not answer at all is a hang.
+    /// came; a browser that does not answer at all is a hang. `target` names the page in
+    /// the event when its URL cannot be read.
     pub(super) fn load_command(
         &mut self,
         verb: Verb,
         rel: &str,
         body: Option<Value>,
-        what: &str,
+        target: &str,
     ) -> Result<()> {
         let timeout = self.config.load_timeout + self.config.call_timeout;
         match self.command_within(verb, rel, body, timeout) {
@@ -547,10 +657,10 @@ impl WebDriverDevice {
                 // chromedriver stops the load when its page-load timeout fires; what
                 // arrived by then is the page.
                 if self.document_answers()? {
-                    let url = self.current_url().unwrap_or_else(|_| what.to_owned());
+                    let url = self.current_url().unwrap_or_else(|_| target.to_owned());
                     self.upkeep.push(
                         DeviceEventKind::LoadIncomplete,
-                        format!("{url} not loaded within {:?}", self.config.load_timeout),
+                        format!("{url}: not loaded within {:?}", self.config.load_timeout),
                     );
                     Ok(())
                 } else {
@@ -618,7 +728,7 @@ mod tests {
         assert_eq!(
             details(&events),
             [
-                r#"prompt "Name?" accepted with "test""#,
+                r#"prompt "Name?" accepted"#,
                 r#"confirm "Delete?" accepted"#,
                 r#"dialog "" accepted"#,
             ]
@@ -629,14 +739,14 @@ mod tests {
     fn without_page_records_answers_still_say_what_they_can() {
         let events = dialog_events(
             &[],
-            &[answered("Name?", true, true), answered("Sure?", false, false)],
+            &[
+                answered("Name?", true, true),
+                answered("Sure?", false, false),
+            ],
         );
         assert_eq!(
             details(&events),
-            [
-                r#"prompt "Name?" accepted with "test""#,
-                r#"dialog "Sure?" dismissed"#
-            ]
+            [r#"prompt "Name?" accepted"#, r#"dialog "Sure?" dismissed"#]
         );
         // Two dialogs with one message take one record each; a record without a result
         // (its page went on before reading it) leaves the answer given.
@@ -644,10 +754,16 @@ mod tests {
             json!({ "type": "confirm", "message": "Sure?", "result": false, "closed": true }),
             json!({ "type": "confirm", "message": "Sure?" }),
         ];
-        let mine = [answered("Sure?", false, false), answered("Sure?", false, false)];
+        let mine = [
+            answered("Sure?", false, false),
+            answered("Sure?", false, false),
+        ];
         assert_eq!(
             details(&dialog_events(&records, &mine)),
-            [r#"confirm "Sure?" dismissed"#, r#"confirm "Sure?" dismissed"#]
+            [
+                r#"confirm "Sure?" dismissed"#,
+                r#"confirm "Sure?" dismissed"#
+            ]
         );
     }
 
