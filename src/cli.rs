@@ -449,10 +449,11 @@ pub struct TargetArgs {
     /// URL's: its pages are explored rather than left for the app again (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,
-    /// Seconds a web page may leave a DevTools call unanswered before it is taken for
-    /// hung (a `hang` crash signal, then a restart).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_seconds)]
-    pub hang_after: f64,
+    /// Seconds a web page may leave a call unanswered before it is taken for hung (a
+    /// `hang` crash signal, then a restart). Default: 10 for Chromium, 30 through
+    /// --webdriver (a grid adds its own delays).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub hang_after: Option<f64>,
     /// Cap each page's JavaScript heap at this many MiB (Chromium), so that a page that
     /// leaks memory crashes its renderer soon rather than after filling the machine.
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(16..))]
@@ -659,7 +660,9 @@ impl TargetArgs {
         }
         config.dialogs = self.dialogs;
         config.allowed_origins.clone_from(&self.allow_origins);
-        config.call_timeout = Duration::from_secs_f64(self.hang_after);
+        if let Some(s) = self.hang_after {
+            config.call_timeout = Duration::from_secs_f64(s);
+        }
         if let Some(mb) = self.js_heap_mb {
             config
                 .extra_args
@@ -679,10 +682,18 @@ impl TargetArgs {
             );
         }
         let (url, server) = self.serve_app()?;
-        let config = WebDriverConfig {
+        let mut config = WebDriverConfig {
             viewport: self.viewport,
+            dialogs: self.dialogs,
+            allowed_origins: self.allow_origins.clone(),
             ..WebDriverConfig::new(endpoint, url.clone())
         };
+        if let Some(s) = self.hang_after {
+            config.call_timeout = Duration::from_secs_f64(s);
+        }
+        if self.js_heap_mb.is_some() {
+            bail!("--js-heap-mb sets a flag of our own Chromium; it does not go with --webdriver");
+        }
         let device = WebDriverDevice::connect(config)
             .with_context(|| format!("starting a WebDriver session on {endpoint} for {url}"))?;
         Ok(Target {

@@ -51,8 +51,6 @@ pub enum DeviceEventKind {
     Dialog,
     /// A new tab or popup window was closed, and the app's own page kept.
     TabClosed,
-    /// A new tab within the app's origins was followed: its URL loaded in the app's page.
-    TabFollowed,
     /// The app closed its own window (`window.close()`); it was opened again.
     WindowReopened,
     /// A file chooser was answered with a file, or cancelled.
@@ -67,10 +65,9 @@ pub enum DeviceEventKind {
 }
 
 impl DeviceEventKind {
-    pub const ALL: [DeviceEventKind; 8] = [
+    pub const ALL: [DeviceEventKind; 7] = [
         Self::Dialog,
         Self::TabClosed,
-        Self::TabFollowed,
         Self::WindowReopened,
         Self::FileChooser,
         Self::Download,
@@ -83,7 +80,6 @@ impl DeviceEventKind {
         match self {
             Self::Dialog => "dialog",
             Self::TabClosed => "tab_closed",
-            Self::TabFollowed => "tab_followed",
             Self::WindowReopened => "window_reopened",
             Self::FileChooser => "file_chooser",
             Self::Download => "download",

@@ -2,7 +2,8 @@
 //! wrote (steps, signals, summary, the agent's statistics); [`render_html`] turns one or
 //! more runs into a single self-contained HTML page (summary, coverage over steps, each
 //! bug with its stack, the screens around it and the command that replays it, and every
-//! step with a thumbnail); [`junit_xml`] and [`json_summary`] give the same verdict to CI
+//! step with a thumbnail, what the device handled for the app, such as native dialogs it
+//! answered and tabs it closed, and the device's restarts); [`junit_xml`] and [`json_summary`] give the same verdict to CI
 //! servers and scripts, and [`exit_code`] gives it to the shell. Everything the app or the
 //! run wrote is escaped before it reaches markup: an app's error message is data, never
 //! HTML.
@@ -34,6 +35,7 @@
 
 mod error;
 mod escape;
+mod events;
 mod graph;
 mod html;
 mod junit;

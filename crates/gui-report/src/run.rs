@@ -3,7 +3,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use gui_core::CoverageSnapshot;
-use gui_explore::{SignalRecord, StepRecord, Summary};
+use gui_explore::{EventRecord, SignalRecord, StepRecord, Summary};
 use serde_json::Value;
 
 use crate::{Error, Minimised, Result};
@@ -22,6 +22,11 @@ pub struct RunFolder {
     pub steps: Vec<StepRecord>,
     /// One record per distinct signal key, in the order they were first seen.
     pub signals: Vec<SignalRecord>,
+    /// `events.jsonl`, in the order written: what the device handled for the app (named
+    /// by `gui_core::DeviceEventKind`, see [`device_events`](Self::device_events); none of
+    /// them a bug) and the loop's own events (a device lost and restarted, a resumed run,
+    /// see [`loop_events`](Self::loop_events)). Empty for folders of older tools.
+    pub events: Vec<EventRecord>,
     /// `None` when the tool was killed before the run ended.
     pub summary: Option<Summary>,
     /// `agent.json`, written by strategies that learn (`pirltest`): `{"stats": {...}, ...}`.
@@ -41,15 +46,17 @@ pub struct RunFolder {
     pub visiondroid: Option<Value>,
     /// Problems that left part of the folder out of the report, each naming its file: an
     /// optional file (`agent.json`, `minimised.json`, `greybox.json`, `monkeypp.json`,
-    /// `visiondroid.json`) that does not parse is skipped rather than failing the report.
+    /// `visiondroid.json`) that does not parse is skipped rather than failing the report,
+    /// and so is a line of `events.jsonl` that does not parse or was torn by a kill.
     pub warnings: Vec<String>,
 }
 
 impl RunFolder {
     /// Reads a run folder. A torn last line of `steps.jsonl` or `signals.jsonl` (the tool
     /// was killed while writing it) is skipped; an optional file a strategy adds that
-    /// cannot be read is left out with a warning (see [`warnings`](Self::warnings)); every
-    /// other problem is an error naming the file, and the line for JSON-lines files.
+    /// cannot be read, or a line of `events.jsonl` that cannot, is left out with a warning
+    /// (see [`warnings`](Self::warnings)); every other problem is an error naming the
+    /// file, and the line for JSON-lines files.
     pub fn load(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
         if !dir.is_dir() {
@@ -90,6 +97,7 @@ impl RunFolder {
         // What strategies add beside the run: the report is still worth having without
         // one of them, e.g. a file cut short by a full disk or written by an older tool.
         let mut warnings = Vec::new();
+        let events = read_events(&dir.join("events.jsonl"), &mut warnings);
         let mut extra = |name: &str| -> Option<Value> {
             let path = dir.join(name);
             read_optional_json(&path).unwrap_or_else(|e| {
@@ -119,6 +127,7 @@ impl RunFolder {
             run,
             steps,
             signals,
+            events,
             summary,
             agent,
             minimised,
@@ -227,27 +236,95 @@ fn read_optional_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Opt
 /// torn by a kill and is skipped.
 fn read_json_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::new(file);
     let mut out = Vec::new();
+    for_each_line(file, path, |line, text| {
+        out.push(serde_json::from_str(text).map_err(|e| Error::BadJson {
+            path: path.into(),
+            line,
+            message: e.to_string(),
+        })?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Reads `events.jsonl`. The events only add to a report, so unlike the steps and signals
+/// nothing in this file fails it: a missing file has no events, and a file that cannot
+/// be read, lines that do not parse and a last line torn by a kill are left out with a
+/// warning naming the file and line.
+fn read_events(path: &Path, warnings: &mut Vec<String>) -> Vec<EventRecord> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            warnings.push(format!(
+                "{}; the report leaves events.jsonl out",
+                Error::io(path, e)
+            ));
+            return Vec::new();
+        }
+    };
+    let mut events = Vec::new();
+    // The first line that does not parse, and how many do not.
+    let mut bad: Option<(usize, String)> = None;
+    let mut bad_lines = 0;
+    let read = for_each_line(file, path, |line, text| {
+        match serde_json::from_str(text) {
+            Ok(e) => events.push(e),
+            Err(e) => {
+                bad_lines += 1;
+                bad.get_or_insert((line, e.to_string()));
+            }
+        }
+        Ok(())
+    });
+    match read {
+        Ok(None) => {}
+        Ok(Some(line)) => warnings.push(format!(
+            "{}:{line}: the last line was cut short (the tool was killed while writing it); \
+             the report leaves that event out",
+            path.display()
+        )),
+        Err(e) => warnings.push(format!(
+            "{e}; the report leaves the rest of events.jsonl out"
+        )),
+    }
+    if let Some((line, message)) = bad {
+        let more = match bad_lines {
+            1 => String::new(),
+            n => format!(" (and {} more lines)", n - 1),
+        };
+        warnings.push(format!(
+            "{}:{line}: {message}{more}; the report leaves {} out",
+            path.display(),
+            if bad_lines == 1 { "that event" } else { "those events" }
+        ));
+    }
+    events
+}
+
+/// Calls `each` with the number (from 1) and text of every complete, non-blank line of
+/// `file`, and returns the number of a last line without its newline: the writers put a
+/// line and its newline in one write, so such a line was torn by a kill.
+fn for_each_line(
+    file: File,
+    path: &Path,
+    mut each: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<Option<usize>> {
+    let mut reader = BufReader::new(file);
     let mut buf = String::new();
     let mut line = 0;
     loop {
         buf.clear();
         if reader.read_line(&mut buf).map_err(|e| Error::io(path, e))? == 0 {
-            break;
+            return Ok(None);
         }
         line += 1;
         if !buf.ends_with('\n') {
-            break;
+            return Ok((!buf.trim().is_empty()).then_some(line));
         }
-        if buf.trim().is_empty() {
-            continue;
+        if !buf.trim().is_empty() {
+            each(line, &buf)?;
         }
-        out.push(serde_json::from_str(&buf).map_err(|e| Error::BadJson {
-            path: path.into(),
-            line,
-            message: e.to_string(),
-        })?);
     }
-    Ok(out)
 }
