@@ -246,8 +246,7 @@ fn a_dismissed_confirm_returns_false_and_a_prompt_null() {
 #[test]
 fn an_accepted_prompt_gets_the_default_word() {
     let server = GauntletServer::start(&pages_dir()).expect("serve the gauntlet");
-    let (mut device, seen) =
-        run_page(&server, "prompt", ActionKind::Click, config_for("prompt"));
+    let (mut device, seen) = run_page(&server, "prompt", ActionKind::Click, config_for("prompt"));
     assert!(
         seen.details.iter().any(|d| d.contains("Your name?")),
         "{:?}",

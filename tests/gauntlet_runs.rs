@@ -67,8 +67,14 @@ fn run(strategy: &str, name: &str) -> Vec<EventRecord> {
     let lost: Vec<&EventRecord> = events.iter().filter(|e| e.event == "device_lost").collect();
     match page.expect {
         Expect::Fine => {
-            assert!(crashes.is_empty(), "{strategy} on {name}: false crash {crashes:?}");
-            assert!(lost.is_empty(), "{strategy} on {name}: device lost {lost:?}");
+            assert!(
+                crashes.is_empty(),
+                "{strategy} on {name}: false crash {crashes:?}"
+            );
+            assert!(
+                lost.is_empty(),
+                "{strategy} on {name}: device lost {lost:?}"
+            );
         }
         Expect::Hang | Expect::Crash => {
             let want = if page.expect == Expect::Hang {
@@ -82,7 +88,10 @@ fn run(strategy: &str, name: &str) -> Vec<EventRecord> {
                 "{strategy} on {name}: {}",
                 crashes[0].message
             );
-            assert!(!lost.is_empty(), "{strategy} on {name}: the failure was not hit");
+            assert!(
+                !lost.is_empty(),
+                "{strategy} on {name}: the failure was not hit"
+            );
         }
     }
     events

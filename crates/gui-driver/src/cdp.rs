@@ -137,7 +137,12 @@ impl Cdp {
     }
 
     /// Answers what must be answered at once (see [`Autopilot`]).
-    fn answer_at_once(&mut self, method: &str, params: &Value, session: Option<&str>) -> Result<()> {
+    fn answer_at_once(
+        &mut self,
+        method: &str,
+        params: &Value,
+        session: Option<&str>,
+    ) -> Result<()> {
         if !self.autopilot.enabled {
             return Ok(());
         }
@@ -166,20 +171,22 @@ impl Cdp {
                 }
                 Ok(())
             }
-            "Page.fileChooserOpened" => match (&self.autopilot.upload, params["backendNodeId"].as_u64()) {
-                (Some(file), Some(node)) => {
-                    let file = file.display().to_string();
-                    self.send(
-                        session,
-                        "DOM.setFileInputFiles",
-                        json!({ "files": [file], "backendNodeId": node }),
-                    )?;
-                    Ok(())
+            "Page.fileChooserOpened" => {
+                match (&self.autopilot.upload, params["backendNodeId"].as_u64()) {
+                    (Some(file), Some(node)) => {
+                        let file = file.display().to_string();
+                        self.send(
+                            session,
+                            "DOM.setFileInputFiles",
+                            json!({ "files": [file], "backendNodeId": node }),
+                        )?;
+                        Ok(())
+                    }
+                    // No file to give, or a chooser not tied to an input: left unanswered,
+                    // which cancels it.
+                    _ => Ok(()),
                 }
-                // No file to give, or a chooser not tied to an input: left unanswered,
-                // which cancels it.
-                _ => Ok(()),
-            },
+            }
             _ => Ok(()),
         }
     }

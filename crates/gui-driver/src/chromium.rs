@@ -605,8 +605,11 @@ impl ChromiumDevice {
             upload: Some(upload),
         };
         // Every new tab or popup is seen (and closed) as it is created.
-        b.cdp
-            .call(None, "Target.setDiscoverTargets", json!({ "discover": true }))?;
+        b.cdp.call(
+            None,
+            "Target.setDiscoverTargets",
+            json!({ "discover": true }),
+        )?;
         b.cdp.call(
             None,
             "Browser.setDownloadBehavior",
@@ -628,7 +631,11 @@ impl ChromiumDevice {
         let session = b.session.clone();
         // Forget load events of earlier pages.
         for ev in ["Page.loadEventFired", "Page.domContentEventFired"] {
-            while b.cdp.wait_event(Some(&session), ev, Duration::ZERO)?.is_some() {}
+            while b
+                .cdp
+                .wait_event(Some(&session), ev, Duration::ZERO)?
+                .is_some()
+            {}
         }
         // A `beforeunload` handler must not keep the device on the page it leaves.
         b.cdp.autopilot.leaving = true;

@@ -48,8 +48,8 @@ mod web_policy;
 mod webdriver;
 
 use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, DeviceEvent, Platform, Point, Screenshot, Signal, Size,
-    SwipeDirection, UiHierarchy,
+    Action, ActionKind, ActionParam, CoverageSnapshot, DeviceEvent, Platform, Point, Screenshot,
+    Signal, Size, SwipeDirection, UiHierarchy,
 };
 
 #[doc(hidden)]

@@ -92,8 +92,11 @@ pub(crate) const UPLOAD_NAME: &str = "gui-testing-upload.txt";
 /// upload form sees a real, readable text file.
 pub(crate) fn upload_file(dir: &Path) -> Result<PathBuf> {
     let path = dir.join(UPLOAD_NAME);
-    std::fs::write(&path, b"A file chosen by gui-testing for an upload field.\n")
-        .map_err(|e| Error::io(format!("write {}", path.display()), e))?;
+    std::fs::write(
+        &path,
+        b"A file chosen by gui-testing for an upload field.\n",
+    )
+    .map_err(|e| Error::io(format!("write {}", path.display()), e))?;
     Ok(path)
 }
 
@@ -105,7 +108,10 @@ mod tests {
     fn allowed_origins_count_as_the_app() {
         let o = AppOrigins::new(
             "http://127.0.0.1:8080/index.html",
-            &["https://cdn.example.com/".into(), "http://127.0.0.1:8080".into()],
+            &[
+                "https://cdn.example.com/".into(),
+                "http://127.0.0.1:8080".into(),
+            ],
         );
         assert_eq!(o.all().len(), 2);
         assert!(o.contains("http://127.0.0.1:8080/a/b?c"));

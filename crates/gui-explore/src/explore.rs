@@ -5,8 +5,8 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gui_core::{
-    Action, ActionKind, CoverageSnapshot, DeviceEvent, DeviceEventKind, Platform, Screenshot, Signal, Size, Transition,
-    UiHierarchy,
+    Action, ActionKind, CoverageSnapshot, DeviceEvent, DeviceEventKind, Platform, Screenshot,
+    Signal, Size, Transition, UiHierarchy,
 };
 use gui_driver::Device;
 use serde::{Deserialize, Serialize};
@@ -791,12 +791,8 @@ fn commit(
     // Recorded with the step that caused them (`after_step` is this step), so that a
     // resumed run hands them to the strategy again.
     for ev in &outcome.device_events {
-        st.recorder.append_event_of(
-            step,
-            shared.worker_id(worker),
-            ev.kind.name(),
-            &ev.detail,
-        )?;
+        st.recorder
+            .append_event_of(step, shared.worker_id(worker), ev.kind.name(), &ev.detail)?;
     }
     Ok((new_signals, coverage))
 }

@@ -60,18 +60,27 @@ pub(crate) fn repeats(detail: &str) -> u64 {
         .unwrap_or(1)
 }
 
-/// What the report calls a count of `kind`: "dialogs answered", "tabs closed", ...
+/// What the report calls a count of each kind, by [`DeviceEventKind::name`]. Keyed by
+/// name rather than matched on the enum so that gui-core can add a kind without breaking
+/// this crate; a test checks every kind has a label here.
+const COUNT_LABELS: [(&str, &str); 8] = [
+    ("dialog", "dialogs answered"),
+    ("tab_closed", "tabs closed"),
+    ("tab_followed", "tabs followed"),
+    ("window_reopened", "windows reopened"),
+    ("file_chooser", "file choosers answered"),
+    ("download", "downloads"),
+    ("left_app", "returns to the app"),
+    ("load_incomplete", "loads not finished"),
+];
+
+/// What the report calls a count of `kind`: "dialogs answered", "tabs closed", ... (the
+/// kind's name for one not listed yet).
 pub(crate) fn count_label(kind: DeviceEventKind) -> &'static str {
-    match kind {
-        DeviceEventKind::Dialog => "dialogs answered",
-        DeviceEventKind::TabClosed => "tabs closed",
-        DeviceEventKind::TabFollowed => "tabs followed",
-        DeviceEventKind::WindowReopened => "windows reopened",
-        DeviceEventKind::FileChooser => "file choosers answered",
-        DeviceEventKind::Download => "downloads",
-        DeviceEventKind::LeftApp => "returns to the app",
-        DeviceEventKind::LoadIncomplete => "loads not finished",
-    }
+    COUNT_LABELS
+        .iter()
+        .find(|(name, _)| *name == kind.name())
+        .map_or(kind.name(), |(_, label)| label)
 }
 
 #[cfg(test)]
@@ -85,5 +94,17 @@ mod tests {
         assert_eq!(repeats(r#"alert "(×3" accepted"#), 1);
         assert_eq!(repeats("http://x/(×3)"), 1, "no space before the count");
         assert_eq!(repeats("a (×x)"), 1);
+    }
+
+    #[test]
+    fn every_device_event_kind_has_a_label() {
+        for kind in DeviceEventKind::ALL {
+            assert_ne!(
+                count_label(kind),
+                kind.name(),
+                "add {} to COUNT_LABELS",
+                kind.name()
+            );
+        }
     }
 }

@@ -4,10 +4,11 @@ use std::path::Path;
 
 use base64::Engine as _;
 use gui_core::{Action, ActionParam, SignalKind, SwipeDirection, Target, WidgetKind};
-use gui_explore::{SignalRecord, StepRecord};
+use gui_explore::{EventRecord, SignalRecord, StepRecord};
 use serde_json::Value;
 
 use crate::escape::{escape, shell_quote};
+use crate::events::count_label;
 use crate::graph::PageGraph;
 use crate::plot::{coverage_svg, coverage_time_svg};
 use crate::{Error, Result, RunFolder};
@@ -22,6 +23,10 @@ pub struct HtmlOptions {
     pub thumbnail_steps: u64,
     /// Thumbnails wider than this are scaled down to it, keeping the aspect ratio.
     pub thumbnail_width: u32,
+    /// Rows of a run's table of device events, and of its table of restarts; the rest
+    /// are counted, and all are in the run's `events.jsonl`. A page that opens a dialog
+    /// in a loop would otherwise fill the report.
+    pub event_rows: usize,
 }
 
 impl Default for HtmlOptions {
@@ -30,6 +35,7 @@ impl Default for HtmlOptions {
             title: "gui-testing report".to_owned(),
             thumbnail_steps: 200,
             thumbnail_width: 320,
+            event_rows: 200,
         }
     }
 }
@@ -300,6 +306,24 @@ pub fn render_html(runs: &[RunFolder], options: &HtmlOptions) -> Result<String> 
         h.push_str("<section id=\"minimised\">\n<h2>Minimised reproductions</h2>\n");
         for run in runs {
             minimised_section(&mut h, run);
+        }
+        h.push_str("</section>\n");
+    }
+    if runs.iter().any(|r| r.device_events().next().is_some()) {
+        h.push_str("<section id=\"device-events\">\n<h2>What the device handled</h2>\n");
+        h.push_str(
+            "<p>What the device did for the app as a person's browser would; none of it is \
+             a bug.</p>\n",
+        );
+        for (r, run) in runs.iter().enumerate() {
+            device_events_section(&mut h, r, run, options.event_rows);
+        }
+        h.push_str("</section>\n");
+    }
+    if runs.iter().any(|r| r.loop_events().next().is_some()) {
+        h.push_str("<section id=\"restarts\">\n<h2>Device restarts</h2>\n");
+        for (r, run) in runs.iter().enumerate() {
+            restarts_section(&mut h, r, run, options.event_rows);
         }
         h.push_str("</section>\n");
     }
@@ -855,6 +879,92 @@ fn minimised_section(h: &mut String, run: &RunFolder) {
             h,
             "</table>\n<p>Replay: <code>{}</code></p>\n</article>",
             escape(&m.replay_command())
+        );
+    }
+}
+
+/// One run's device events: a count per kind, then the events one per row.
+fn device_events_section(h: &mut String, r: usize, run: &RunFolder, rows: usize) {
+    let _ = writeln!(h, "<h3>{}</h3>", escape(&run.name()));
+    let counts = run.device_event_counts();
+    if counts.values().all(|&n| n == 0) {
+        h.push_str("<p>The device handled nothing for the app.</p>\n");
+        return;
+    }
+    h.push_str("<table>\n<tr>");
+    for kind in counts.keys() {
+        let _ = write!(h, "<th>{}</th>", count_label(*kind));
+    }
+    h.push_str("</tr>\n<tr>");
+    for (kind, n) in &counts {
+        let _ = write!(h, "<td class=\"n\" data-kind=\"{}\">{n}</td>", kind.name());
+    }
+    h.push_str("</tr>\n</table>\n");
+    let events: Vec<&EventRecord> = run.device_events().map(|(_, e)| e).collect();
+    events_table(h, r, run, &events, rows, |_| "");
+}
+
+/// One run's device lost, restarted and resumed events.
+fn restarts_section(h: &mut String, r: usize, run: &RunFolder, rows: usize) {
+    let _ = writeln!(h, "<h3>{}</h3>", escape(&run.name()));
+    let events: Vec<&EventRecord> = run.loop_events().collect();
+    if events.is_empty() {
+        h.push_str("<p class=\"ok\">The device was never lost and the run never resumed.</p>\n");
+        return;
+    }
+    // Losing the device costs steps and state, and a failed restart ends the run, but
+    // neither is a bug of the app: shown like a failed action, not like a signal.
+    events_table(h, r, run, &events, rows, |e| match e.event.as_str() {
+        "device_lost" | "restart_failed" => " class=\"failed\"",
+        _ => "",
+    });
+}
+
+/// A table of events (step, worker in a parallel run, event, detail), at most `rows`
+/// rows, then how many more the run recorded. A step links to its row in the step table.
+fn events_table(
+    h: &mut String,
+    r: usize,
+    run: &RunFolder,
+    events: &[&EventRecord],
+    rows: usize,
+    class: impl Fn(&EventRecord) -> &'static str,
+) {
+    let workers = events.iter().any(|e| e.worker.is_some());
+    let recorded: std::collections::HashSet<u64> = run.steps.iter().map(|s| s.step).collect();
+    let _ = writeln!(
+        h,
+        "<table>\n<tr><th>step</th>{}<th>event</th><th>detail</th></tr>",
+        if workers { "<th>worker</th>" } else { "" }
+    );
+    for e in events.iter().take(rows) {
+        let step = if recorded.contains(&e.after_step) {
+            format!("<a href=\"#step-{r}-{s}\">{s}</a>", s = e.after_step)
+        } else {
+            e.after_step.to_string()
+        };
+        let worker = match (workers, e.worker) {
+            (false, _) => String::new(),
+            (true, w) => format!(
+                "<td class=\"n\">{}</td>",
+                w.map_or(String::new(), |w| w.to_string())
+            ),
+        };
+        let _ = writeln!(
+            h,
+            "<tr{}><td class=\"n\">{step}</td>{worker}<td>{}</td><td>{}</td></tr>",
+            class(e),
+            escape(&e.event),
+            escape(&e.detail),
+        );
+    }
+    h.push_str("</table>\n");
+    if events.len() > rows {
+        let _ = writeln!(
+            h,
+            "<p>And {} more, not shown; all are in <code>{}</code>.</p>",
+            events.len() - rows,
+            escape(&run.dir.join("events.jsonl").display().to_string())
         );
     }
 }

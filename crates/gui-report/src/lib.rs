@@ -1,12 +1,12 @@
 //! Reports of run folders, for people and for CI: [`RunFolder::load`] reads what a run
-//! wrote (steps, signals, summary, the agent's statistics); [`render_html`] turns one or
-//! more runs into a single self-contained HTML page (summary, coverage over steps, each
-//! bug with its stack, the screens around it and the command that replays it, and every
-//! step with a thumbnail, what the device handled for the app, such as native dialogs it
-//! answered and tabs it closed, and the device's restarts); [`junit_xml`] and [`json_summary`] give the same verdict to CI
-//! servers and scripts, and [`exit_code`] gives it to the shell. Everything the app or the
-//! run wrote is escaped before it reaches markup: an app's error message is data, never
-//! HTML.
+//! wrote (steps, signals, events, summary, the agent's statistics); [`render_html`] turns
+//! one or more runs into a single self-contained HTML page (summary, coverage over steps,
+//! each bug with its stack, the screens around it and the command that replays it, what
+//! the device handled for the app, such as native dialogs answered and tabs closed, the
+//! device's restarts, and every step with a thumbnail); [`junit_xml`] and
+//! [`json_summary`] give the same verdict to CI servers and scripts, and [`exit_code`]
+//! gives it to the shell. Everything the app or the run wrote is escaped before it
+//! reaches markup: an app's error message is data, never HTML.
 //!
 //! ```
 //! use gui_driver::{SimApp, Simulator};

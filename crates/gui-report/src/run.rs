@@ -297,7 +297,11 @@ fn read_events(path: &Path, warnings: &mut Vec<String>) -> Vec<EventRecord> {
         warnings.push(format!(
             "{}:{line}: {message}{more}; the report leaves {} out",
             path.display(),
-            if bad_lines == 1 { "that event" } else { "those events" }
+            if bad_lines == 1 {
+                "that event"
+            } else {
+                "those events"
+            }
         ));
     }
     events

@@ -20,8 +20,9 @@ pub fn exit_code(runs: &[RunFolder]) -> i32 {
     }
 }
 
-/// A machine-readable digest of the runs: per run its settings, totals and bugs (each with
-/// the replay command), plus the exit code.
+/// A machine-readable digest of the runs: per run its settings, totals, how often the
+/// device handled each kind of device event (`device_events`, every kind named by
+/// `DeviceEventKind::name`) and bugs (each with the replay command), plus the exit code.
 pub fn json_summary(runs: &[RunFolder]) -> Value {
     let runs_json: Vec<Value> = runs
         .iter()
@@ -55,6 +56,12 @@ pub fn json_summary(runs: &[RunFolder]) -> Value {
                 "unique_signals": run.signals.len(),
                 "failed_actions": run.summary.as_ref().map(|s| s.failed_actions),
                 "device_restarts": run.summary.as_ref().map(|s| s.device_restarts),
+                // Handled for the app, not bugs: no part of the verdict.
+                "device_events": run
+                    .device_event_counts()
+                    .into_iter()
+                    .map(|(kind, n)| (kind.name().to_owned(), Value::from(n)))
+                    .collect::<serde_json::Map<_, _>>(),
                 "pages": run.pages(),
                 "bugs": bugs,
             })

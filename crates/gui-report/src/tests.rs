@@ -9,7 +9,9 @@ use gui_core::{
     Action, ActionKind, ActionParam, CoverageSnapshot, Point, Rect, Screenshot, Signal, SignalKind,
     Size, StackFrame, Widget, WidgetKind,
 };
-use gui_explore::{Insight, RunRecorder, StepRecord, StepTimings, StopReason, Summary};
+use gui_explore::{
+    EventRecord, Insight, RunRecorder, StepRecord, StepTimings, StopReason, Summary,
+};
 use serde_json::json;
 
 use crate::escape::escape;
@@ -599,4 +601,182 @@ fn visiondroid_runs_show_each_suspected_bug_with_its_screens_and_reasoning() {
     let other = load(tempfile::tempdir().unwrap().path(), false, true);
     let html = render_html(&[other], &HtmlOptions::default()).unwrap();
     assert!(!html.contains("VisionDroid"));
+}
+
+/// Appends `(after_step, event, detail)` lines to the run's `events.jsonl`, as the loop
+/// writes them.
+fn append_events(run_dir: &Path, events: &[(u64, &str, &str)]) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(run_dir.join("events.jsonl"))
+        .unwrap();
+    for &(after_step, event, detail) in events {
+        let record = EventRecord {
+            after_step,
+            event: event.into(),
+            detail: detail.into(),
+            worker: None,
+        };
+        writeln!(f, "{}", serde_json::to_string(&record).unwrap()).unwrap();
+    }
+}
+
+const HOSTILE_DIALOG: &str = r#"alert "<script>alert(1)</script>" accepted (×3)"#;
+
+/// A clean run whose device answered four dialogs (three folded into one line), closed a
+/// tab, brought the app back once, and was lost and restarted once.
+fn run_with_device_events(dir: &Path) -> PathBuf {
+    let run_dir = write_run(dir, false, true);
+    append_events(
+        &run_dir,
+        &[
+            (1, "dialog", r#"confirm "Delete?" accepted"#),
+            (2, "dialog", HOSTILE_DIALOG),
+            (2, "tab_closed", "https://ads.example/?a=1&b=2"),
+            (3, "left_app", "https://elsewhere.example/"),
+            (3, "device_lost", "click: target closed"),
+            (3, "device_restarted", "after step 3"),
+            // A grey-box replay's line: neither the device's nor a restart.
+            (3, "test_case", "test case 1 done"),
+        ],
+    );
+    run_dir
+}
+
+#[test]
+fn what_the_device_handled_is_counted_listed_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RunFolder::load(run_with_device_events(dir.path())).unwrap();
+    assert_eq!(run.events.len(), 7);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+    let html = render_html(std::slice::from_ref(&run), &HtmlOptions::default()).unwrap();
+    assert!(html.contains("<h2>What the device handled</h2>"));
+    for (label, kind, n) in [
+        ("dialogs answered", "dialog", 4),
+        ("tabs closed", "tab_closed", 1),
+        ("returns to the app", "left_app", 1),
+        ("downloads", "download", 0),
+    ] {
+        assert!(html.contains(&format!("<th>{label}</th>")), "{label}");
+        assert!(
+            html.contains(&format!("<td class=\"n\" data-kind=\"{kind}\">{n}</td>")),
+            "{kind}"
+        );
+    }
+    // One row per line, its step linking to the step's row.
+    assert!(html.contains(
+        "<tr><td class=\"n\"><a href=\"#step-0-2\">2</a></td><td>tab_closed</td>\
+         <td>https://ads.example/?a=1&amp;b=2</td></tr>"
+    ));
+    assert!(html.contains(r#"<td>confirm &quot;Delete?&quot; accepted</td>"#));
+    assert!(html.contains(&format!("<td>{}</td>", escape(HOSTILE_DIALOG))));
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the report's own script"
+    );
+    // The restarts have their own section; other lines are not shown.
+    assert!(html.contains("<h2>Device restarts</h2>"));
+    assert!(html.contains("<td>device_lost</td><td>click: target closed</td>"));
+    assert!(html.contains("<td>device_restarted</td>"));
+    assert!(!html.contains("test case 1 done"));
+
+    // Not bugs: no signal, no failure, a clean exit, counts beside the verdict.
+    assert!(!run.has_bugs());
+    assert!(!html.contains("class=\"bad\""));
+    let xml = junit_xml(std::slice::from_ref(&run));
+    assert!(xml.contains("tests=\"1\" failures=\"0\""), "{xml}");
+    assert!(!xml.contains("<failure"));
+    assert!(!xml.contains("Delete?") && !xml.contains("ads.example"));
+    assert_eq!(exit_code(std::slice::from_ref(&run)), EXIT_CLEAN);
+    let summary = json_summary(std::slice::from_ref(&run));
+    let counts = &summary["runs"][0]["device_events"];
+    assert_eq!(counts["dialog"], 4);
+    assert_eq!(counts["tab_closed"], 1);
+    assert_eq!(counts["left_app"], 1);
+    assert_eq!(counts["download"], 0);
+    assert_eq!(summary["unique_signals"], 0);
+}
+
+#[test]
+fn long_event_tables_say_how_many_rows_they_leave_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = run_with_device_events(dir.path());
+    let options = HtmlOptions {
+        event_rows: 2,
+        ..HtmlOptions::default()
+    };
+    let html = render_html(&[RunFolder::load(&run_dir).unwrap()], &options).unwrap();
+    // Four device lines, two shown; the counts still cover all of them.
+    assert!(html.contains(&format!(
+        "<p>And 2 more, not shown; all are in <code>{}</code>.</p>",
+        escape(&run_dir.join("events.jsonl").display().to_string())
+    )));
+    assert!(!html.contains("ads.example"));
+    assert!(html.contains("<td class=\"n\" data-kind=\"left_app\">1</td>"));
+    // Both restart lines fit.
+    assert!(html.contains("<td>device_restarted</td>"));
+}
+
+#[test]
+fn a_run_without_device_events_has_no_such_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = write_run(dir.path(), false, true);
+    std::fs::remove_file(run_dir.join("events.jsonl")).unwrap();
+    let run = RunFolder::load(&run_dir).unwrap();
+    assert!(run.events.is_empty() && run.warnings.is_empty());
+    let html = render_html(std::slice::from_ref(&run), &HtmlOptions::default()).unwrap();
+    assert!(!html.contains("What the device handled"));
+    assert!(!html.contains("Device restarts"));
+    assert_eq!(
+        json_summary(&[run])["runs"][0]["device_events"]["dialog"],
+        0
+    );
+    // Beside a run that has some, it says so.
+    let other_dir = tempfile::tempdir().unwrap();
+    let other = RunFolder::load(run_with_device_events(other_dir.path())).unwrap();
+    let runs = [RunFolder::load(&run_dir).unwrap(), other];
+    let html = render_html(&runs, &HtmlOptions::default()).unwrap();
+    assert!(html.contains("The device handled nothing for the app."));
+    assert!(html.contains("The device was never lost and the run never resumed."));
+}
+
+#[test]
+fn torn_and_malformed_event_lines_are_left_out_with_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = run_with_device_events(dir.path());
+    let events = run_dir.join("events.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&events)
+        .unwrap();
+    f.write_all(b"{\"after_step\": \"three\"}\n").unwrap();
+    append_events(&run_dir, &[(3, "download", "report.pdf")]);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&events)
+        .unwrap();
+    f.write_all(br#"{"after_step":3,"event":"dia"#).unwrap();
+    let run = RunFolder::load(&run_dir).unwrap();
+    assert_eq!(
+        run.events.len(),
+        8,
+        "the lines around the bad ones are kept"
+    );
+    let path = events.display().to_string();
+    assert_eq!(run.warnings.len(), 2, "{:?}", run.warnings);
+    assert!(
+        run.warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("{path}:8: "))
+                && w.ends_with("the report leaves that event out"))
+    );
+    assert!(
+        run.warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("{path}:10: the last line was cut short")))
+    );
+    let html = render_html(std::slice::from_ref(&run), &HtmlOptions::default()).unwrap();
+    assert!(html.contains("Left out of this report"));
+    assert!(html.contains("<td class=\"n\" data-kind=\"download\">1</td>"));
 }
