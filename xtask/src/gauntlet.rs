@@ -165,6 +165,11 @@ impl Measured {
             .iter()
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
+        let events = if events.is_empty() {
+            "–".to_owned()
+        } else {
+            events.join(", ")
+        };
         let ratio = ratio.map_or(String::new(), |r| format!(" {r} |"));
         format!(
             "{} | {:.0} | {:.0} |{ratio} {} | {} | {} |",
@@ -173,7 +178,7 @@ impl Measured {
             self.p95_ms,
             self.restarts,
             cell(&crashes),
-            cell(&events.join(", ")),
+            cell(&events),
         )
     }
 }
@@ -463,6 +468,16 @@ mod tests {
         let crash = gauntlet::page_named("crash").unwrap();
         assert_eq!(page_flags(crash).unwrap(), ["--js-heap-mb", "64"]);
         assert!(page_flags(&PAGES[0]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_failed_run_keeps_the_columns_and_says_why() {
+        let failed = Err(anyhow::anyhow!("exit status: 1: no | chromium"));
+        let with_ratio = row("alert", "monkey", &failed, Some("–"), |_| unreachable!());
+        assert_eq!(with_ratio.matches(" |").count(), 10, "{with_ratio}");
+        assert!(with_ratio.ends_with("error: exit status: 1: no \\| chromium |"));
+        let without = row("ace", "monkey", &failed, None, |_| unreachable!());
+        assert_eq!(without.matches(" |").count(), 9, "{without}");
     }
 
     #[test]

@@ -82,6 +82,8 @@ pub(crate) struct Cdp {
     /// Sessions whose renderer crashed: calls on them fail at once rather than wait
     /// out their timeout for an answer that cannot come.
     crashed: Vec<String>,
+    /// The last call went unanswered past its timeout.
+    pub timed_out: bool,
 }
 
 impl Cdp {
@@ -118,7 +120,13 @@ impl Cdp {
             call_timeout,
             autopilot: Autopilot::default(),
             crashed: Vec::new(),
+            timed_out: false,
         })
+    }
+
+    /// Whether the renderer of `session` was reported crashed.
+    pub fn renderer_crashed(&self, session: &str) -> bool {
+        self.crashed.iter().any(|c| c == session)
     }
 
     /// Sends a command and returns its id without waiting for the answer; an answer
@@ -215,12 +223,14 @@ impl Cdp {
                 });
             }
             let Some(reply) = self.read_one(deadline, method)? else {
+                self.timed_out = true;
                 return Err(Error::Timeout {
                     method: method.to_owned(),
                     after: timeout,
                 });
             };
             if reply.get("id").and_then(Value::as_u64) == Some(id) {
+                self.timed_out = false;
                 if let Some(err) = reply.get("error") {
                     let message = err
                         .get("message")

@@ -364,6 +364,10 @@ pub struct ChromiumDevice {
 /// Most device events kept between two `drain_events` calls.
 const MAX_EVENTS: usize = 1000;
 
+/// How long a page that left a call unanswered for the whole call timeout has to answer
+/// when the device restarts, before it is taken for hung.
+const HANG_GRACE: Duration = Duration::from_secs(1);
+
 /// How long a navigation waits for the load event once the document is parsed: images or
 /// scripts that never arrive must not stall a restart for the whole load timeout.
 const LOAD_AFTER_DOCUMENT: Duration = Duration::from_secs(3);
@@ -1374,6 +1378,19 @@ impl Device for ChromiumDevice {
             return self.relaunch();
         }
         let soft = (|| -> Result<()> {
+            // A page that left the last call unanswered for the whole call timeout gets
+            // a short second chance, not a second full timeout, before it is taken for
+            // hung: the wait of a true hang is paid once.
+            let b = self.browser()?;
+            if b.cdp.timed_out {
+                let session = b.session.clone();
+                b.cdp.call_within(
+                    Some(&session),
+                    "Runtime.evaluate",
+                    json!({ "expression": "1" }),
+                    HANG_GRACE,
+                )?;
+            }
             // Keep what the old page covered before leaving it.
             self.coverage()?;
             if self.offline {
@@ -1468,7 +1485,7 @@ impl ChromiumDevice {
     pub fn crash_renderer(&mut self) -> Result<()> {
         let b = self.browser()?;
         let session = b.session.clone();
-        // The renderer dies before it can answer.
+        // The renderer dies before it can answer; the crash report may end the wait.
         match b.cdp.call_within(
             Some(&session),
             "Page.crash",
@@ -1476,6 +1493,7 @@ impl ChromiumDevice {
             Duration::from_millis(500),
         ) {
             Ok(_) | Err(Error::Timeout { .. }) => {}
+            Err(Error::DeviceLost { .. }) if b.cdp.renderer_crashed(&session) => {}
             Err(e) => return Err(e),
         }
         b.cdp.pump(Duration::from_millis(200))?;

@@ -50,8 +50,13 @@ fn launch_fails(script: PathBuf, within: Duration) -> String {
 
 /// Whether process `pid` still runs (a zombie, reaped or not by its parent, does not).
 fn running(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
 }
 
 #[test]

@@ -63,10 +63,9 @@ pub(crate) fn repeats(detail: &str) -> u64 {
 /// What the report calls a count of each kind, by [`DeviceEventKind::name`]. Keyed by
 /// name rather than matched on the enum so that gui-core can add a kind without breaking
 /// this crate; a test checks every kind has a label here.
-const COUNT_LABELS: [(&str, &str); 8] = [
+const COUNT_LABELS: [(&str, &str); 7] = [
     ("dialog", "dialogs answered"),
     ("tab_closed", "tabs closed"),
-    ("tab_followed", "tabs followed"),
     ("window_reopened", "windows reopened"),
     ("file_chooser", "file choosers answered"),
     ("download", "downloads"),

@@ -899,7 +899,7 @@ fn device_events_section(h: &mut String, r: usize, run: &RunFolder, rows: usize)
     for (kind, n) in &counts {
         let _ = write!(h, "<td class=\"n\" data-kind=\"{}\">{n}</td>", kind.name());
     }
-    h.push_str("</tr>\n</table>\n");
+    h.push_str("</tr>\n</table>\n<p>Each event, in the order recorded:</p>\n");
     let events: Vec<&EventRecord> = run.device_events().map(|(_, e)| e).collect();
     events_table(h, r, run, &events, rows, |_| "");
 }
