@@ -994,8 +994,11 @@ impl ChromiumDevice {
                             url.clone_into(&mut self.last_app_url);
                         } else if !self.left_app {
                             self.left_app = true;
-                            let to = frame["unreachableUrl"].as_str().unwrap_or(url);
-                            self.note(DeviceEventKind::LeftApp, to);
+                            let detail = match frame["unreachableUrl"].as_str() {
+                                Some(failed) => format!("{failed} (could not be loaded)"),
+                                None => url.to_owned(),
+                            };
+                            self.note(DeviceEventKind::LeftApp, detail);
                         }
                     }
                 }
