@@ -39,11 +39,16 @@ const KEPT_EVENTS: &[&str] = &[
     "Page.javascriptDialogOpening",
     "Page.fileChooserOpened",
     "Page.domContentEventFired",
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedLoading",
     "Target.targetCreated",
     "Browser.downloadWillBegin",
     // Only sent while a screencast runs (`ChromiumDevice::start_screencast`).
     "Page.screencastFrame",
 ];
+
+/// How long a command may still take once the page committed a new document during it.
+const NAVIGATION_GRACE: Duration = Duration::from_secs(1);
 
 /// Most events kept between two reads of the queue: a page that raises a dialog every
 /// few milliseconds while the device waits must not grow it without bound. The oldest
@@ -213,7 +218,10 @@ impl Cdp {
         timeout: Duration,
     ) -> Result<Value> {
         let id = self.send(session, method, params)?;
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
+        // A command in flight when the page's main frame commits a new document (in a
+        // new renderer) may never be answered: that is the navigation, not a hang.
+        let mut navigated = false;
         loop {
             if let Some(s) = session
                 && self.crashed.iter().any(|c| c == s)
@@ -223,12 +231,29 @@ impl Cdp {
                 });
             }
             let Some(reply) = self.read_one(deadline, method)? else {
+                if navigated {
+                    return Err(Error::Protocol {
+                        method: method.to_owned(),
+                        message: "no answer: the page went to a new document meanwhile".into(),
+                    });
+                }
                 self.timed_out = true;
                 return Err(Error::Timeout {
                     method: method.to_owned(),
                     after: timeout,
                 });
             };
+            if reply.is_null()
+                && !navigated
+                && self.events.back().is_some_and(|e| {
+                    e.method == "Page.frameNavigated"
+                        && e.session.as_deref() == session
+                        && e.params["frame"]["parentId"].is_null()
+                })
+            {
+                navigated = true;
+                deadline = deadline.min(Instant::now() + NAVIGATION_GRACE);
+            }
             if reply.get("id").and_then(Value::as_u64) == Some(id) {
                 self.timed_out = false;
                 if let Some(err) = reply.get("error") {
@@ -279,6 +304,15 @@ impl Cdp {
                 return Ok(None);
             }
         }
+    }
+
+    /// Whether an event `method` for `session` is queued (it stays queued).
+    pub fn has_event(&self, session: Option<&str>, method: &str, frame: Option<&str>) -> bool {
+        self.events.iter().any(|e| {
+            e.method == method
+                && e.session.as_deref() == session
+                && frame.is_none_or(|f| e.params["frameId"].as_str() == Some(f))
+        })
     }
 
     /// Takes every queued event.

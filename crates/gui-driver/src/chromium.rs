@@ -1147,6 +1147,18 @@ impl ChromiumDevice {
                 {
                     return Err(e);
                 }
+                // A click that sent the page to another document (a link) leaves nothing to
+                // type into, and text sent while the old document is swapped out may
+                // never be answered.
+                let b = self.browser()?;
+                let (session, main_frame) = (b.session.clone(), b.target_id.clone());
+                b.cdp.pump(Duration::from_millis(1))?;
+                if ["Page.frameRequestedNavigation", "Page.frameStartedLoading"]
+                    .iter()
+                    .any(|m| b.cdp.has_event(Some(&session), m, Some(&main_frame)))
+                {
+                    return Ok(());
+                }
                 let text = crate::typed_text(action).to_owned();
                 // A trailing newline is the Enter key: it submits forms and the many
                 // single-field inputs (todo lists, search boxes) that act on Enter.
