@@ -281,3 +281,27 @@ fn an_allowed_origin_is_explored_not_left() {
     let origin = device.evaluate("location.origin").unwrap();
     assert_eq!(origin.as_str(), Some(other.as_str()));
 }
+
+#[test]
+fn an_input_on_a_link_out_neither_hangs_nor_loses_the_device() {
+    // An `input` clicks first, then types: after a click that sends the page to another
+    // origin there is nothing to type into, and the text must not wait on the old
+    // document.
+    let server = GauntletServer::start(&pages_dir()).expect("serve the gauntlet");
+    for _ in 0..3 {
+        let (mut device, seen) = run_page(
+            &server,
+            "other-origin",
+            ActionKind::Input,
+            config_for("other-origin"),
+        );
+        assert!(seen.lost.is_none(), "{:?}", seen.lost);
+        assert!(
+            seen.kinds.contains(&DeviceEventKind::LeftApp),
+            "{:?}",
+            seen.details
+        );
+        assert_eq!(device.launches(), 1);
+        device.screenshot().expect("a screenshot after");
+    }
+}
