@@ -37,6 +37,9 @@ fn bad_values_are_refused_with_the_option_named() {
         ),
         (vec!["--url", "ftp://example"], "--url ftp://example"),
         (vec!["--device", "phone"], "--device"),
+        (vec!["--dialogs", "maybe"], "--dialogs"),
+        (vec!["--hang-after", "0"], "--hang-after"),
+        (vec!["--js-heap-mb", "4"], "--js-heap-mb"),
     ] {
         let out = monkey(&args);
         assert!(!out.status.success(), "{args:?} was accepted");
