@@ -11,25 +11,16 @@
 //! Step times are not asserted here; `cargo xtask gauntlet` measures them.
 //! They need Debian's Chromium (`cargo xtask setup` installs it).
 
-use std::path::Path;
 use std::process::Command;
 
 use gui_explore::{EventRecord, SignalRecord};
+use gui_report::RunFolder;
 use gui_testing::gauntlet::{Expect, GauntletServer, PAGES, page_named, pages_dir};
 
 /// Steps per run: enough for a strategy to click the page's button a few times. The real
 /// failures cost a timeout and a browser restart each time they are hit, and need fewer.
 const STEPS: &str = "10";
 const FAILURE_STEPS: &str = "4";
-
-fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-        .collect()
-}
 
 /// Runs `strategy` on page `name`, checks its run folder and returns its events.
 fn run(strategy: &str, name: &str) -> Vec<EventRecord> {
@@ -58,8 +49,9 @@ fn run(strategy: &str, name: &str) -> Vec<EventRecord> {
         output.status.success(),
         "{strategy} on {name} failed (is Chromium installed? `cargo xtask setup`):\n{stderr}"
     );
-    let signals: Vec<SignalRecord> = read_lines(&out.join("signals.jsonl"));
-    let events: Vec<EventRecord> = read_lines(&out.join("events.jsonl"));
+    let run = RunFolder::load(&out).unwrap_or_else(|e| panic!("{strategy} on {name}: {e}"));
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+    let (signals, events) = (run.signals, run.events);
     let crashes: Vec<&SignalRecord> = signals
         .iter()
         .filter(|s| s.kind == gui_core::SignalKind::Crash)

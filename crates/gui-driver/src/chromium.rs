@@ -940,15 +940,11 @@ impl ChromiumDevice {
                 "Page.javascriptDialogOpening" => {
                     let kind = ev.params["type"].as_str().unwrap_or("dialog");
                     let message = ev.params["message"].as_str().unwrap_or("");
-                    let answer = if policy.accepts() {
-                        "accepted"
-                    } else {
-                        "dismissed"
-                    };
-                    self.note(
-                        DeviceEventKind::Dialog,
-                        format!("{kind} {message:?} {answer}"),
-                    );
+                    self.keep(crate::web_policy::dialog_event(
+                        kind,
+                        message,
+                        policy.accepts(),
+                    ));
                 }
                 "Target.targetCreated" => {
                     let info = &ev.params["targetInfo"];
@@ -1031,8 +1027,12 @@ impl ChromiumDevice {
 
     /// Keeps a device event for [`Device::drain_events`], up to [`MAX_EVENTS`] of them.
     fn note(&mut self, kind: DeviceEventKind, detail: impl AsRef<str>) {
+        self.keep(DeviceEvent::new(kind, detail));
+    }
+
+    fn keep(&mut self, event: DeviceEvent) {
         if self.events.len() < MAX_EVENTS {
-            self.events.push(DeviceEvent::new(kind, detail));
+            self.events.push(event);
         }
     }
 

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use gui_core::{DeviceEvent, DeviceEventKind};
+
 use crate::{Error, JsCoverage, Result};
 
 /// How native dialogs (`alert`, `confirm`, `prompt`, `beforeunload`) are answered. Every
@@ -83,6 +85,16 @@ impl AppOrigins {
     pub fn contains(&self, url: &str) -> bool {
         url.contains("://") && self.origins.contains(&JsCoverage::origin_of(url))
     }
+}
+
+/// The event of a native dialog the device answered: `confirm "Delete?" accepted`. Both
+/// web devices write dialogs this way.
+pub(crate) fn dialog_event(kind: &str, message: &str, accepted: bool) -> DeviceEvent {
+    let answer = if accepted { "accepted" } else { "dismissed" };
+    DeviceEvent::new(
+        DeviceEventKind::Dialog,
+        format!("{kind} {message:?} {answer}"),
+    )
 }
 
 /// The name of the file a file chooser is given.

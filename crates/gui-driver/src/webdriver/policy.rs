@@ -40,7 +40,7 @@ use serde_json::{Value, json};
 
 use super::WebDriverDevice;
 use super::client::Verb;
-use crate::web_policy::UPLOAD_NAME;
+use crate::web_policy::{UPLOAD_NAME, dialog_event};
 use crate::{DialogPolicy, Error, PROMPT_TEXT, Result};
 
 /// Dialogs answered in one go at most: a page that opens one from each answer's handler
@@ -120,24 +120,8 @@ impl AnsweredDialog {
     /// Its event when no page record says more.
     fn event(&self) -> DeviceEvent {
         let kind = if self.typed { "prompt" } else { "dialog" };
-        dialog_event(kind, &self.message, self.answer())
+        dialog_event(kind, &self.message, self.accepted)
     }
-
-    fn answer(&self) -> &'static str {
-        if self.accepted {
-            "accepted"
-        } else {
-            "dismissed"
-        }
-    }
-}
-
-/// `confirm "Delete?" accepted`, as the Chromium device writes it.
-fn dialog_event(kind: &str, message: &str, answer: &str) -> DeviceEvent {
-    DeviceEvent::new(
-        DeviceEventKind::Dialog,
-        format!("{kind} {message:?} {answer}"),
-    )
 }
 
 /// The events of the dialogs the device answered (`answered`), in order, each with its
@@ -158,14 +142,13 @@ pub(super) fn dialog_events(records: &[Value], answered: &[AnsweredDialog]) -> V
             let r = unmatched.remove(i);
             let kind = r["type"].as_str().unwrap_or("dialog");
             // What the page got, where the record has it.
-            let answer = match (kind, r["closed"].as_bool(), &r["result"]) {
-                ("confirm", Some(true), Value::Bool(true)) => "accepted",
-                ("confirm", Some(true), Value::Bool(false)) => "dismissed",
-                ("prompt", Some(true), Value::String(_)) => "accepted",
-                ("prompt", Some(true), Value::Null) => "dismissed",
-                _ => a.answer(),
+            let accepted = match (kind, r["closed"].as_bool(), &r["result"]) {
+                ("confirm", Some(true), Value::Bool(got)) => *got,
+                ("prompt", Some(true), Value::String(_)) => true,
+                ("prompt", Some(true), Value::Null) => false,
+                _ => a.accepted,
             };
-            dialog_event(kind, &a.message, answer)
+            dialog_event(kind, &a.message, accepted)
         })
         .collect()
 }
