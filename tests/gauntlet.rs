@@ -305,3 +305,40 @@ fn an_input_on_a_link_out_neither_hangs_nor_loses_the_device() {
         device.screenshot().expect("a screenshot after");
     }
 }
+
+#[test]
+fn a_beforeunload_of_the_devices_own_navigation_is_left_and_recorded_so() {
+    // Under `dismiss`, the app's own link is cancelled by the dialog; a restart must still
+    // leave the page, and the record must say what was answered.
+    let server = GauntletServer::start(&pages_dir()).expect("serve the gauntlet");
+    let config = ChromiumConfig {
+        dialogs: DialogPolicy::Dismiss,
+        ..config_for("beforeunload")
+    };
+    let (mut device, seen) = run_page(&server, "beforeunload", ActionKind::Click, config);
+    assert!(
+        seen.details
+            .iter()
+            .any(|d| d == "dialog: beforeunload \"\" dismissed"),
+        "{:?}",
+        seen.details
+    );
+    device
+        .restart()
+        .expect("restart past the beforeunload handler");
+    let after: Vec<String> = device
+        .drain_events()
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        after
+            .iter()
+            .any(|d| d == "dialog: beforeunload \"\" accepted"),
+        "{after:?}"
+    );
+    let title = device.evaluate("document.title").unwrap();
+    assert_eq!(title.as_str(), Some("Leave this page?"));
+    assert_eq!(device.launches(), 1);
+}

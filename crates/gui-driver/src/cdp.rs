@@ -47,6 +47,9 @@ const KEPT_EVENTS: &[&str] = &[
     "Page.screencastFrame",
 ];
 
+/// The key under which a dialog event's parameters keep the answer the autopilot gave.
+pub(crate) const ANSWERED: &str = "answeredAccept";
+
 /// How long a command may still take once the page committed a new document during it.
 const NAVIGATION_GRACE: Duration = Duration::from_secs(1);
 
@@ -153,7 +156,7 @@ impl Cdp {
     fn answer_at_once(
         &mut self,
         method: &str,
-        params: &Value,
+        params: &mut Value,
         session: Option<&str>,
     ) -> Result<()> {
         if !self.autopilot.enabled {
@@ -163,6 +166,8 @@ impl Cdp {
             "Page.javascriptDialogOpening" => {
                 let accept = self.autopilot.dialogs.accepts()
                     || (self.autopilot.leaving && params["type"] == "beforeunload");
+                // Kept with the event, so that what is recorded is what was answered.
+                params[ANSWERED] = json!(accept);
                 let mut answer = json!({ "accept": accept });
                 if accept && params["type"] == "prompt" {
                     answer["promptText"] = json!(PROMPT_TEXT);
@@ -362,12 +367,12 @@ impl Cdp {
         if let Some(m) = value.get("method").and_then(Value::as_str)
             && KEPT_EVENTS.contains(&m)
         {
-            let params = value.get("params").cloned().unwrap_or(Value::Null);
+            let mut params = value.get("params").cloned().unwrap_or(Value::Null);
             let session = value
                 .get("sessionId")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            self.answer_at_once(m, &params, session.as_deref())?;
+            self.answer_at_once(m, &mut params, session.as_deref())?;
             if m == "Inspector.targetCrashed"
                 && let Some(s) = &session
             {

@@ -940,11 +940,10 @@ impl ChromiumDevice {
                 "Page.javascriptDialogOpening" => {
                     let kind = ev.params["type"].as_str().unwrap_or("dialog");
                     let message = ev.params["message"].as_str().unwrap_or("");
-                    self.keep(crate::web_policy::dialog_event(
-                        kind,
-                        message,
-                        policy.accepts(),
-                    ));
+                    let accepted = ev.params[crate::cdp::ANSWERED]
+                        .as_bool()
+                        .unwrap_or(policy.accepts());
+                    self.keep(crate::web_policy::dialog_event(kind, message, accepted));
                 }
                 "Target.targetCreated" => {
                     let info = &ev.params["targetInfo"];
