@@ -14,7 +14,9 @@ use gui_testing::cli::{self, CommonArgs};
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
-    /// Run folders written by `monkey`, `pirltest` or any `RunRecorder`.
+    /// Run folders written by `monkey`, `pirltest` or any `RunRecorder`; or one suite
+    /// folder written by `cargo xtask suite` (it holds `suite.json`), rendered as one page
+    /// of tables and a coverage plot per app.
     #[arg(value_name = "RUN_DIR", required = true)]
     runs: Vec<PathBuf>,
     /// Where to write the HTML page. Default: `RUN_DIR/report.html` for one run,
@@ -35,7 +37,8 @@ struct Cli {
 const EXAMPLES: &str = "Examples:
   report runs/pirltest-seed1-1764490000          writes report.html into the run folder
   report runs/a runs/b --html compare.html       one page, one coverage line per run
-  report runs/* --junit junit.xml --json summary.json   for CI; exit 1 when a bug was found";
+  report runs/* --junit junit.xml --json summary.json   for CI; exit 1 when a bug was found
+  report target/suite/tune                       a suite: DIR/report.html with its tables and plots";
 
 /// Exit code when the report could not be made (bad input, unwritable output).
 const EXIT_TOOL_ERROR: u8 = 2;
@@ -53,6 +56,11 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<i32> {
+    if let [dir] = cli.runs.as_slice()
+        && dir.join("suite.json").is_file()
+    {
+        return suite(cli, dir);
+    }
     // The library's errors already name the folder or file (and line) at fault.
     let runs = cli
         .runs
@@ -94,6 +102,29 @@ fn run(cli: &Cli) -> Result<i32> {
         }
     );
     Ok(exit_code(&runs))
+}
+
+/// Renders the suite in `dir`; its runs' signals are in their own reports, so the exit
+/// code is 0.
+fn suite(cli: &Cli, dir: &Path) -> Result<i32> {
+    if cli.junit.is_some() {
+        anyhow::bail!("--junit takes run folders, not a suite: give the suite's run folders");
+    }
+    let suite = gui_report::Suite::load(dir)?;
+    let html_path = cli.html.clone().unwrap_or_else(|| dir.join("report.html"));
+    write(&html_path, suite.html().as_bytes())?;
+    gui_testing::say!("html: {}", html_path.display());
+    if let Some(path) = &cli.json {
+        write(path, &serde_json::to_vec_pretty(&suite)?)?;
+        gui_testing::say!("json: {}", path.display());
+    }
+    gui_testing::say!(
+        "{} app(s), {} strategies, {} run(s) not finished",
+        suite.apps.len(),
+        suite.settings.strategies.len(),
+        suite.missing_runs
+    );
+    Ok(0)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {

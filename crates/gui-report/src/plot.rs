@@ -28,7 +28,13 @@ pub fn coverage_svg(runs: &[RunFolder]) -> String {
                 .collect()
         })
         .collect();
-    plot(runs, series, "Functions covered over steps", "step")
+    plot(
+        &legend(runs),
+        series,
+        "Functions covered over steps",
+        "step",
+        "functions covered",
+    )
 }
 
 /// Functions covered over wall time (seconds since the run started), one polyline per
@@ -46,10 +52,37 @@ pub fn coverage_time_svg(runs: &[RunFolder]) -> String {
                 .collect()
         })
         .collect();
-    plot(runs, series, "Functions covered over time", "seconds")
+    plot(
+        &legend(runs),
+        series,
+        "Functions covered over time",
+        "seconds",
+        "functions covered",
+    )
 }
 
-fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: &str) -> String {
+/// One legend entry per run: its strategy and seed, then its folder's name.
+fn legend(runs: &[RunFolder]) -> Vec<String> {
+    runs.iter()
+        .map(|run| {
+            let folder = run
+                .dir
+                .file_name()
+                .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+            format!("{} ({folder})", run.name())
+        })
+        .collect()
+}
+
+/// A line plot as an inline `<svg>`, one polyline per series with its legend entry below
+/// the axes; empty when every series is.
+pub(crate) fn plot(
+    legend: &[String],
+    series: Vec<Vec<(f64, u64)>>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+) -> String {
     if series.iter().all(Vec::is_empty) {
         return String::new();
     }
@@ -66,7 +99,7 @@ fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: 
     let inner_h = PLOT_HEIGHT - TOP - BOTTOM;
     let px = |x: f64| LEFT + inner_w * x / x_end as f64;
     let py = |y: u64| TOP + inner_h * (1.0 - y as f64 / y_end as f64);
-    let height = PLOT_HEIGHT + LEGEND_LINE * runs.len() as f64;
+    let height = PLOT_HEIGHT + LEGEND_LINE * legend.len() as f64;
 
     let mut s = String::new();
     let _ = writeln!(
@@ -104,13 +137,13 @@ fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: 
         s,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{inner_w}\" height=\"{inner_h}\" fill=\"none\" stroke=\"#999\"/>\n\
          <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x_label}</text>\n\
-         <text x=\"12\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 12 {:.1})\">functions covered</text>",
+         <text x=\"12\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 12 {:.1})\">{y_label}</text>",
         LEFT + inner_w / 2.0,
         PLOT_HEIGHT - 4.0,
         TOP + inner_h / 2.0,
         TOP + inner_h / 2.0
     );
-    for (i, (run, points)) in runs.iter().zip(&series).enumerate() {
+    for (i, (label, points)) in legend.iter().zip(&series).enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         if !points.is_empty() {
             let coords: Vec<String> = points
@@ -124,10 +157,6 @@ fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: 
             );
         }
         let y = PLOT_HEIGHT + LEGEND_LINE * i as f64 + 4.0;
-        let folder = run
-            .dir
-            .file_name()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
         let note = if points.is_empty() {
             " (no coverage)"
         } else {
@@ -136,12 +165,11 @@ fn plot(runs: &[RunFolder], series: Vec<Vec<(f64, u64)>>, title: &str, x_label: 
         let _ = writeln!(
             s,
             "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\">{} ({}){note}</text>",
+             <text x=\"{:.1}\" y=\"{:.1}\">{}{note}</text>",
             LEFT + 24.0,
             LEFT + 30.0,
             y + 4.0,
-            escape(&run.name()),
-            escape(&folder)
+            escape(label)
         );
     }
     s.push_str("</svg>\n");

@@ -780,3 +780,160 @@ fn torn_and_malformed_event_lines_are_left_out_with_warnings() {
     assert!(html.contains("Left out of this report"));
     assert!(html.contains("<td class=\"n\" data-kind=\"download\">1</td>"));
 }
+
+/// A finished run of `steps` steps whose coverage starts at 10 functions after step 1 and
+/// grows by `per_step` each step after; `hang` adds a hang signal.
+fn gain_run(dir: &Path, name: &str, per_step: u64, steps: u64, hang: bool) -> RunFolder {
+    let run = dir.join(name);
+    let mut rec = RunRecorder::create(&run, &json!({"strategy": name, "seed": 1})).unwrap();
+    rec.durable = false;
+    for step in 1..=steps {
+        let shot = rec.save_screenshot(step, &screen(step % 5)).unwrap();
+        if hang && step == 2 {
+            let signal = Signal::new(
+                SignalKind::Crash,
+                "the page stopped answering (hang)",
+                Vec::new(),
+            );
+            rec.append_signal(&signal, step, &shot).unwrap();
+        }
+        let covered = 10 + per_step * (step - 1);
+        rec.append_step(&StepRecord {
+            step,
+            action: Action::at(ActionKind::Click, Point::new(1, 1)),
+            screenshot: shot,
+            viewport: Size::new(640, 400),
+            coverage: Some(CoverageSnapshot {
+                functions_covered: covered,
+                functions_total: 500,
+                bytes_covered: covered * 100,
+                ..CoverageSnapshot::default()
+            }),
+            new_signals: Vec::new(),
+            signals_observed: 0,
+            error: None,
+            timings: StepTimings {
+                choose_ms: 10.0,
+                ..StepTimings::default()
+            },
+            elapsed_ms: step * 1000,
+            seen: None,
+            worker: None,
+            signal_keys: Vec::new(),
+            new_functions: Vec::new(),
+        })
+        .unwrap();
+    }
+    rec.finish(&Summary {
+        strategy: name.into(),
+        device: "simulator".into(),
+        throttle: "200".into(),
+        steps,
+        duration_ms: steps * 1000,
+        stopped_because: StopReason::Steps,
+        coverage: None,
+        unique_signals: 0,
+        signal_counts: HashMap::new(),
+        device_restarts: 0,
+        failed_actions: 0,
+        median_round_trip_ms: 1.0,
+        workers: 1,
+        steps_by_worker: Vec::new(),
+        resumed_at: Vec::new(),
+    })
+    .unwrap();
+    RunFolder::load(run).unwrap()
+}
+
+#[test]
+fn a_suite_takes_medians_over_seeds_then_apps_and_ratios_to_both_baselines() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = SuiteSettings {
+        strategies: vec!["monkey".into(), "widget-random".into(), "pirltest".into()],
+        seeds: vec![1, 2],
+        steps: 11,
+        throttle: "200".into(),
+        jobs: 2,
+    };
+    let mut runs = Vec::new();
+    // Per-step gains on app a: monkey 1 and 3 (median gain 20), widget-random 4 (40),
+    // pirltest 6 (60, one run with a hang). App b is in the test split: pirltest only.
+    for (i, (app, split, strategy, seed, per_step, hang)) in [
+        ("a", "tune", "monkey", 1, 1, false),
+        ("a", "tune", "monkey", 2, 3, false),
+        ("a", "tune", "widget-random", 1, 4, false),
+        ("a", "tune", "pirltest", 1, 6, true),
+        ("b", "test", "pirltest", 1, 2, false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        runs.push(SuiteRun {
+            app: app.into(),
+            split: split.into(),
+            kind: "editor".into(),
+            strategy: strategy.into(),
+            seed,
+            folder: gain_run(dir.path(), &format!("r{i}"), per_step, 11, hang),
+        });
+    }
+    let suite = Suite::summarise(settings, &runs, 3);
+    assert_eq!(suite.missing_runs, 3);
+    assert_eq!(suite.apps.len(), 2);
+    let a = &suite.apps[0];
+    assert_eq!(a.app, "a");
+    let row = |name: &str| a.strategies.iter().find(|s| s.strategy == name).unwrap();
+    assert_eq!(row("monkey").runs, 2);
+    assert_eq!(row("monkey").function_gain, 20.0);
+    assert_eq!(row("monkey").byte_gain, 2000.0);
+    assert_eq!(row("pirltest").function_gain, 60.0);
+    assert_eq!(row("pirltest").vs_monkey, Some(3.0));
+    assert_eq!(row("pirltest").vs_widget_random, Some(1.5));
+    assert_eq!((row("pirltest").hangs, row("pirltest").crashes), (1.0, 0.0));
+    assert!((row("pirltest").agent_share - 0.01).abs() < 1e-9);
+    assert!((row("pirltest").steps_per_minute - 60.0).abs() < 1e-9);
+    // The curve starts at 0 after step 1 and ends at the gain.
+    let curve = &a.curves["pirltest"];
+    assert_eq!(curve.first(), Some(&(1, 0.0)));
+    assert_eq!(curve.last(), Some(&(11, 60.0)));
+    // App b has no baseline: no ratios, and its split has one app.
+    let b = &suite.apps[1];
+    assert_eq!(b.strategies.len(), 1);
+    assert_eq!(b.strategies[0].vs_monkey, None);
+    let split = |s: &str, st: &str| {
+        suite
+            .splits
+            .iter()
+            .find(|r| r.split == s && r.strategy == st)
+            .unwrap()
+    };
+    assert_eq!(split("tune", "pirltest").vs_monkey, Some(3.0));
+    assert_eq!(split("test", "pirltest").function_gain, 20.0);
+    assert_eq!(split("test", "pirltest").vs_monkey, None);
+    assert!(
+        !suite
+            .splits
+            .iter()
+            .any(|r| r.split == "test" && r.strategy == "monkey")
+    );
+
+    let md = suite.markdown();
+    assert!(md.contains("3 run(s) have not finished"), "{md}");
+    assert!(
+        md.contains("| pirltest | 1 | 60 | 6000 | 3.00x | 1.50x |"),
+        "{md}"
+    );
+    let html = suite.html();
+    assert!(html.contains("Functions gained beyond the first step on a"));
+    assert_eq!(html.matches("<svg").count(), 2);
+    // suite.json round-trips.
+    std::fs::write(
+        dir.path().join("suite.json"),
+        serde_json::to_vec(&suite).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(Suite::load(dir.path()).unwrap(), suite);
+    std::fs::write(dir.path().join("suite.json"), "{").unwrap();
+    let e = Suite::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("suite.json") && e.contains("not a suite"), "{e}");
+}

@@ -1,0 +1,549 @@
+//! A suite: several strategies run over many apps and seeds, summarised per app and per
+//! split of the corpus (`tune`, the apps defaults are decided on, and `test`, the apps
+//! results are reported on).
+//!
+//! The measure is the coverage *gained beyond the first step*: functions (and bytes of
+//! script in blocks that ran) covered at the end of a run less what was covered after its
+//! first step, which is mostly what loading the app covers. Each number of a strategy on
+//! an app is the median over seeds; each number of a split is the median over its apps.
+//! Ratios compare a strategy with the two baselines on the same app, `monkey` (random
+//! events on random pixels) and `widget-random` (a uniform choice among the widgets and
+//! actions PIRLTest considers, from the same vision): a ratio above 1 is what the strategy
+//! adds over that baseline.
+//!
+//! [`Suite::summarise`] builds the summary from run folders, [`Suite::markdown`] and
+//! [`Suite::html`] render it, and `suite.json` holds it between the two.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use gui_core::SignalKind;
+use serde::{Deserialize, Serialize};
+
+use crate::escape::escape;
+use crate::plot::plot;
+use crate::{Error, Result, RunFolder};
+
+/// The baseline of random events on random pixels.
+pub const MONKEY: &str = "monkey";
+/// The baseline of uniform choice over the detected widgets and their actions.
+pub const WIDGET_RANDOM: &str = "widget-random";
+/// Points kept on each coverage curve of the HTML page.
+const CURVE_POINTS: usize = 100;
+
+/// One run of a suite, with where it belongs.
+#[derive(Debug, Clone)]
+pub struct SuiteRun {
+    pub app: String,
+    /// `tune` or `test` (or any other name of a group of apps).
+    pub split: String,
+    /// What kind of app it is (editor, chart, game…), shown beside its name.
+    pub kind: String,
+    pub strategy: String,
+    pub seed: u64,
+    pub folder: RunFolder,
+}
+
+/// How the suite was run, as its task was told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSettings {
+    pub strategies: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub steps: u64,
+    pub throttle: String,
+    /// Runs at a time.
+    pub jobs: usize,
+}
+
+/// What one strategy did on one app, medians over its seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyResult {
+    pub strategy: String,
+    /// Seeds whose run finished.
+    pub runs: usize,
+    /// Functions covered beyond the first step.
+    pub function_gain: f64,
+    /// Bytes of script in blocks that ran, beyond the first step.
+    pub byte_gain: f64,
+    /// Functions covered at the end.
+    pub functions: f64,
+    /// Unique exceptions, console errors and functional bugs.
+    pub signals: f64,
+    /// Unique hangs (a crash signal whose page stopped answering).
+    pub hangs: f64,
+    /// Unique other crashes.
+    pub crashes: f64,
+    pub steps_per_minute: f64,
+    /// The strategy's own time (choosing, learning) as a share of the run's wall time.
+    pub agent_share: f64,
+    /// `function_gain` over Monkey's on the same app; `None` without Monkey or when its
+    /// gain is 0.
+    pub vs_monkey: Option<f64>,
+    /// `function_gain` over widget-random's on the same app.
+    pub vs_widget_random: Option<f64>,
+}
+
+/// One app of the suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppResult {
+    pub app: String,
+    pub split: String,
+    pub kind: String,
+    pub strategies: Vec<StrategyResult>,
+    /// Per strategy, the median over seeds of the functions gained beyond the first
+    /// step, as `(step, gain)` points.
+    pub curves: BTreeMap<String, Vec<(u64, f64)>>,
+}
+
+/// One strategy over one split: medians over the split's apps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitResult {
+    pub split: String,
+    pub strategy: String,
+    /// Apps with at least one finished run of the strategy.
+    pub apps: usize,
+    pub function_gain: f64,
+    pub byte_gain: f64,
+    pub vs_monkey: Option<f64>,
+    pub vs_widget_random: Option<f64>,
+    pub steps_per_minute: f64,
+    pub agent_share: f64,
+    /// Summed over apps (each app's median over seeds).
+    pub signals: f64,
+    pub hangs: f64,
+    pub crashes: f64,
+}
+
+/// A whole suite, as `suite.json` holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    pub settings: SuiteSettings,
+    pub apps: Vec<AppResult>,
+    pub splits: Vec<SplitResult>,
+    /// Runs asked for that have not finished (a suite still running or stopped).
+    pub missing_runs: usize,
+}
+
+/// What one run measured.
+struct RunNumbers {
+    function_gain: f64,
+    byte_gain: f64,
+    functions: f64,
+    signals: f64,
+    hangs: f64,
+    crashes: f64,
+    steps_per_minute: f64,
+    agent_share: f64,
+    /// Functions gained beyond the first step after each step (index 0 = step 1).
+    curve: Vec<f64>,
+}
+
+impl RunNumbers {
+    fn of(folder: &RunFolder) -> Self {
+        let mut curve = Vec::with_capacity(folder.steps.len());
+        let (mut first, mut first_bytes) = (None, None);
+        let (mut last, mut last_bytes) = (0u64, 0u64);
+        let mut choose_ms = 0.0;
+        for s in &folder.steps {
+            if let Some(c) = s.coverage {
+                first.get_or_insert(c.functions_covered);
+                first_bytes.get_or_insert(c.bytes_covered);
+                last = c.functions_covered;
+                last_bytes = c.bytes_covered;
+            }
+            choose_ms += s.timings.choose_ms;
+            curve.push(last.saturating_sub(first.unwrap_or(last)) as f64);
+        }
+        let (mut signals, mut hangs, mut crashes) = (0.0, 0.0, 0.0);
+        for s in &folder.signals {
+            match s.kind {
+                SignalKind::Crash if s.message.contains("(hang)") => hangs += 1.0,
+                SignalKind::Crash => crashes += 1.0,
+                _ => signals += 1.0,
+            }
+        }
+        let ms = folder.duration_ms() as f64;
+        Self {
+            function_gain: last.saturating_sub(first.unwrap_or(0)) as f64,
+            byte_gain: last_bytes.saturating_sub(first_bytes.unwrap_or(0)) as f64,
+            functions: last as f64,
+            signals,
+            hangs,
+            crashes,
+            steps_per_minute: if ms > 0.0 {
+                folder.steps.len() as f64 * 60_000.0 / ms
+            } else {
+                0.0
+            },
+            agent_share: if ms > 0.0 { choose_ms / ms } else { 0.0 },
+            curve,
+        }
+    }
+}
+
+/// The median of `v`; NaN when empty.
+pub fn median(v: &[f64]) -> f64 {
+    let mut v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0 && a.is_finite()).then(|| a / b)
+}
+
+impl Suite {
+    /// Summarises `runs` (finished runs only; `missing_runs` counts those asked for that
+    /// are not among them). Apps keep the order in which they first appear; strategies
+    /// the order of `settings.strategies`.
+    pub fn summarise(settings: SuiteSettings, runs: &[SuiteRun], missing_runs: usize) -> Self {
+        let mut order: Vec<&str> = Vec::new();
+        let mut by_app: BTreeMap<&str, Vec<&SuiteRun>> = BTreeMap::new();
+        for r in runs {
+            if !by_app.contains_key(r.app.as_str()) {
+                order.push(&r.app);
+            }
+            by_app.entry(&r.app).or_default().push(r);
+        }
+        let mut apps = Vec::new();
+        for app in order {
+            let runs = &by_app[app];
+            let mut strategies = Vec::new();
+            let mut curves = BTreeMap::new();
+            for strategy in &settings.strategies {
+                let numbers: Vec<RunNumbers> = runs
+                    .iter()
+                    .filter(|r| &r.strategy == strategy)
+                    .map(|r| RunNumbers::of(&r.folder))
+                    .collect();
+                if numbers.is_empty() {
+                    continue;
+                }
+                let m =
+                    |f: fn(&RunNumbers) -> f64| median(&numbers.iter().map(f).collect::<Vec<_>>());
+                let len = numbers.iter().map(|n| n.curve.len()).max().unwrap_or(0);
+                let every = len.div_ceil(CURVE_POINTS).max(1);
+                let curve = (1..=len)
+                    .filter(|s| s % every == 0 || *s == 1 || *s == len)
+                    .map(|s| {
+                        let at: Vec<f64> = numbers
+                            .iter()
+                            .filter_map(|n| n.curve.get(s - 1).or(n.curve.last()).copied())
+                            .collect();
+                        (s as u64, median(&at))
+                    })
+                    .collect();
+                curves.insert(strategy.clone(), curve);
+                strategies.push(StrategyResult {
+                    strategy: strategy.clone(),
+                    runs: numbers.len(),
+                    function_gain: m(|n| n.function_gain),
+                    byte_gain: m(|n| n.byte_gain),
+                    functions: m(|n| n.functions),
+                    signals: m(|n| n.signals),
+                    hangs: m(|n| n.hangs),
+                    crashes: m(|n| n.crashes),
+                    steps_per_minute: m(|n| n.steps_per_minute),
+                    agent_share: m(|n| n.agent_share),
+                    vs_monkey: None,
+                    vs_widget_random: None,
+                });
+            }
+            let gain_of = |name: &str| {
+                strategies
+                    .iter()
+                    .find(|s| s.strategy == name)
+                    .map(|s| s.function_gain)
+            };
+            let (monkey, random) = (gain_of(MONKEY), gain_of(WIDGET_RANDOM));
+            for s in &mut strategies {
+                s.vs_monkey = monkey.and_then(|m| ratio(s.function_gain, m));
+                s.vs_widget_random = random.and_then(|m| ratio(s.function_gain, m));
+            }
+            let first = runs[0];
+            apps.push(AppResult {
+                app: app.to_owned(),
+                split: first.split.clone(),
+                kind: first.kind.clone(),
+                strategies,
+                curves,
+            });
+        }
+        let splits = Self::splits(&settings, &apps);
+        Self {
+            settings,
+            apps,
+            splits,
+            missing_runs,
+        }
+    }
+
+    fn splits(settings: &SuiteSettings, apps: &[AppResult]) -> Vec<SplitResult> {
+        let names: BTreeSet<&str> = apps.iter().map(|a| a.split.as_str()).collect();
+        let mut out = Vec::new();
+        for split in names {
+            for strategy in &settings.strategies {
+                let rows: Vec<&StrategyResult> = apps
+                    .iter()
+                    .filter(|a| a.split == split)
+                    .filter_map(|a| a.strategies.iter().find(|s| &s.strategy == strategy))
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let m = |f: fn(&StrategyResult) -> f64| {
+                    median(&rows.iter().map(|r| f(r)).collect::<Vec<_>>())
+                };
+                let m_opt = |f: fn(&StrategyResult) -> Option<f64>| {
+                    let v: Vec<f64> = rows.iter().filter_map(|r| f(r)).collect();
+                    (!v.is_empty()).then(|| median(&v))
+                };
+                let sum = |f: fn(&StrategyResult) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+                out.push(SplitResult {
+                    split: split.to_owned(),
+                    strategy: strategy.clone(),
+                    apps: rows.len(),
+                    function_gain: m(|r| r.function_gain),
+                    byte_gain: m(|r| r.byte_gain),
+                    vs_monkey: m_opt(|r| r.vs_monkey),
+                    vs_widget_random: m_opt(|r| r.vs_widget_random),
+                    steps_per_minute: m(|r| r.steps_per_minute),
+                    agent_share: m(|r| r.agent_share),
+                    signals: sum(|r| r.signals),
+                    hangs: sum(|r| r.hangs),
+                    crashes: sum(|r| r.crashes),
+                });
+            }
+        }
+        out
+    }
+
+    /// Reads `suite.json` from a suite folder.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Self> {
+        let path = dir.as_ref().join("suite.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        serde_json::from_str(&text).map_err(|e| Error::BadJson {
+            path,
+            line: 0,
+            message: format!("not a suite summary: {e}"),
+        })
+    }
+
+    /// The tables as Markdown: per split, then per app.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let st = &self.settings;
+        let _ = writeln!(
+            s,
+            "# Suite\n\n{} steps, seeds {:?}, throttle `{}`, {} run(s) at a time. Gains are \
+             functions (and block bytes) covered beyond the first step; medians over seeds, \
+             then over apps. Ratios are the gain over the baseline's on the same app.\n",
+            st.steps, st.seeds, st.throttle, st.jobs
+        );
+        if self.missing_runs > 0 {
+            let _ = writeln!(
+                s,
+                "**Incomplete:** {} run(s) have not finished.\n",
+                self.missing_runs
+            );
+        }
+        for split in self.split_names() {
+            let _ = writeln!(s, "## Split `{split}`\n");
+            let _ = writeln!(
+                s,
+                "| strategy | apps | function gain | block gain | ÷ monkey | ÷ widget-random \
+                 | signals | hangs | crashes | steps/min | agent share |"
+            );
+            let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+            for r in self.splits.iter().filter(|r| r.split == split) {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {:.0} | {:.0} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+                    r.strategy,
+                    r.apps,
+                    r.function_gain,
+                    r.byte_gain,
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    r.signals,
+                    r.hangs,
+                    r.crashes,
+                    r.steps_per_minute,
+                    percent(r.agent_share)
+                );
+            }
+            let _ = writeln!(s);
+        }
+        let _ = writeln!(s, "## Per app\n");
+        let _ = writeln!(
+            s,
+            "| app | split | kind | strategy | runs | function gain | block gain | ÷ monkey \
+             | ÷ widget-random | signals | hangs | crashes | steps/min | agent share |"
+        );
+        let _ = writeln!(
+            s,
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        );
+        for a in &self.apps {
+            for r in &a.strategies {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {:.0} | {:.0} | {} | {} | {:.1} | {:.1} | {:.1} \
+                     | {:.0} | {} |",
+                    a.app,
+                    a.split,
+                    a.kind,
+                    r.strategy,
+                    r.runs,
+                    r.function_gain,
+                    r.byte_gain,
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    r.signals,
+                    r.hangs,
+                    r.crashes,
+                    r.steps_per_minute,
+                    percent(r.agent_share)
+                );
+            }
+        }
+        s
+    }
+
+    /// One self-contained page: the split and app tables, then a coverage plot per app
+    /// with one line per strategy.
+    pub fn html(&self) -> String {
+        let mut s = String::from(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>Suite</title><style>body{font-family:sans-serif;margin:2em;max-width:70em}\
+             table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;\
+             padding:.2em .5em;text-align:right}td:first-child,th:first-child{text-align:left}\
+             </style></head><body>\n",
+        );
+        let st = &self.settings;
+        let _ = writeln!(
+            s,
+            "<h1>Suite</h1><p>{} steps, seeds {:?}, throttle <code>{}</code>, {} run(s) at a \
+             time. Gains are functions (and block bytes) covered beyond the first step; \
+             medians over seeds, then over apps. Ratios are the gain over the baseline's on \
+             the same app.</p>",
+            st.steps,
+            st.seeds,
+            escape(&st.throttle),
+            st.jobs
+        );
+        if self.missing_runs > 0 {
+            let _ = writeln!(
+                s,
+                "<p><strong>Incomplete:</strong> {} run(s) have not finished.</p>",
+                self.missing_runs
+            );
+        }
+        for split in self.split_names() {
+            let _ = writeln!(
+                s,
+                "<h2>Split {}</h2><table><tr><th>strategy</th><th>apps</th>\
+                 <th>function gain</th><th>block gain</th><th>÷ monkey</th>\
+                 <th>÷ widget-random</th><th>signals</th><th>hangs</th><th>crashes</th>\
+                 <th>steps/min</th><th>agent share</th></tr>",
+                escape(split)
+            );
+            for r in self.splits.iter().filter(|r| r.split == split) {
+                let _ = writeln!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td>\
+                     <td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td>\
+                     <td>{}</td></tr>",
+                    escape(&r.strategy),
+                    r.apps,
+                    r.function_gain,
+                    r.byte_gain,
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    r.signals,
+                    r.hangs,
+                    r.crashes,
+                    r.steps_per_minute,
+                    percent(r.agent_share)
+                );
+            }
+            s.push_str("</table>\n");
+        }
+        for a in &self.apps {
+            let _ = writeln!(
+                s,
+                "<h2>{} <small>({}, {})</small></h2><table><tr><th>strategy</th><th>runs</th>\
+                 <th>function gain</th><th>block gain</th><th>÷ monkey</th>\
+                 <th>÷ widget-random</th><th>signals</th><th>hangs</th><th>crashes</th>\
+                 <th>steps/min</th><th>agent share</th></tr>",
+                escape(&a.app),
+                escape(&a.split),
+                escape(&a.kind)
+            );
+            for r in &a.strategies {
+                let _ = writeln!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td>\
+                     <td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td>\
+                     <td>{}</td></tr>",
+                    escape(&r.strategy),
+                    r.runs,
+                    r.function_gain,
+                    r.byte_gain,
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    r.signals,
+                    r.hangs,
+                    r.crashes,
+                    r.steps_per_minute,
+                    percent(r.agent_share)
+                );
+            }
+            s.push_str("</table>\n");
+            let (legend, series): (Vec<String>, Vec<Vec<(f64, u64)>>) = a
+                .strategies
+                .iter()
+                .filter_map(|r| a.curves.get(&r.strategy).map(|c| (r, c)))
+                .map(|(r, c)| {
+                    (
+                        format!("{} (median of {} seed(s))", r.strategy, r.runs),
+                        c.iter()
+                            .map(|&(x, y)| (x as f64, y.max(0.0).round() as u64))
+                            .collect(),
+                    )
+                })
+                .unzip();
+            s.push_str(&plot(
+                &legend,
+                series,
+                &format!("Functions gained beyond the first step on {}", a.app),
+                "step",
+                "functions gained",
+            ));
+        }
+        s.push_str("</body></html>\n");
+        s
+    }
+
+    fn split_names(&self) -> Vec<&str> {
+        let names: BTreeSet<&str> = self.splits.iter().map(|r| r.split.as_str()).collect();
+        names.into_iter().collect()
+    }
+}
+
+fn times(r: Option<f64>) -> String {
+    r.map_or("–".to_owned(), |r| format!("{r:.2}x"))
+}
+
+fn percent(share: f64) -> String {
+    if share.is_nan() {
+        "–".to_owned()
+    } else {
+        format!("{:.1} %", share * 100.0)
+    }
+}
