@@ -187,45 +187,17 @@ fn at(series: &[u64], step: u64) -> u64 {
     if i == 0 { 0 } else { series[i - 1] }
 }
 
-/// The app's URL, kept served while the value lives.
+/// The app's URL, kept served while the value lives: the demo app, or an app of the
+/// corpus (`xtask/corpus.toml`, which holds every subject under the same name).
 pub(crate) fn serve(app: &str) -> Result<StaticServer> {
     if app == "demo" {
         return StaticServer::demo().context("serving the demo app");
     }
-    let (dir, entry) =
-        crate::fetch_subject(app).with_context(|| format!("app `{app}`: use demo or a subject"))?;
-    let entry = match entry.split_once("<a local PDF>") {
-        Some((head, tail)) => format!("{head}{}{tail}", local_pdf(&dir)?),
-        None => entry,
-    };
-    StaticServer::folder(&dir, &entry).with_context(|| format!("serving {app}"))
-}
-
-/// A PDF for the PDF viewer to open, made once inside its package folder (the viewer
-/// opens files of its own origin only): the demo app's README printed by headless
-/// Chromium. Returns its path from the folder.
-fn local_pdf(dir: &Path) -> Result<String> {
-    const NAME: &str = "subject.pdf";
-    let pdf = dir.join(NAME);
-    if !pdf.is_file() {
-        let readme = crate::root().join("examples/apps/demo/README.md");
-        let chromium = gui_driver::find_chromium()?;
-        let mut cmd = std::process::Command::new(chromium);
-        cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-pdf-header-footer",
-        ])
-        .arg(format!("--print-to-pdf={}", pdf.display()))
-        .arg(format!("file://{}", readme.display()));
-        crate::run(&mut cmd)?;
-        if !pdf.is_file() {
-            bail!("Chromium printed no PDF to {}", pdf.display());
-        }
-    }
-    // From the viewer page (`pdfjs/web/viewer.html`) up to the package folder.
-    Ok(format!("../../{NAME}"))
+    let names = [app.to_owned()];
+    let corpus = crate::corpus::load()?;
+    let chosen = crate::corpus::select(&corpus, Some(&names), None)
+        .with_context(|| format!("app `{app}`: use demo or an app of the corpus"))?;
+    crate::corpus::serve(&chosen[0])
 }
 
 /// Functions and block bytes covered once the start page has loaded, before any action.

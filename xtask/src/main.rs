@@ -31,6 +31,7 @@ mod adat_bench;
 mod adat_data;
 mod canny_compare;
 mod compare;
+mod corpus;
 mod desktop_compare;
 mod fuzz;
 mod gauntlet;
@@ -41,6 +42,7 @@ mod models;
 mod monkeypp_bench;
 mod rl_bench;
 mod scale_bench;
+mod suite;
 mod vision;
 mod vision_data;
 
@@ -56,7 +58,7 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench | gauntlet>";
+     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench | gauntlet | corpus | suite>";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -69,6 +71,8 @@ fn main() -> Result<()> {
         "test" => test(),
         "demo" => demo(rest),
         "subjects" => subjects(rest),
+        "corpus" => corpus::run(rest),
+        "suite" => suite::run(rest),
         "bench-step" => bench_step(rest),
         "ted-compare" => ted_compare(rest),
         "canny-compare" => canny_compare::run(rest),

@@ -1,0 +1,509 @@
+//! `cargo xtask suite`: strategies side by side over the corpus (`xtask/corpus.toml`),
+//! several seeds each, in real Chromium; the numbers defaults are decided on (split
+//! `tune`) and reported on (split `test`).
+//!
+//! ```text
+//! cargo xtask suite [--strategies monkey,widget-random,pirltest-paper,pirltest]
+//!                   [--steps 200] [--seeds 1,2] [--apps a,b | --split tune|test]
+//!                   [--jobs 2] [--throttle POLICY] [--out DIR] [--rebuild yes]
+//! ```
+//!
+//! Strategies:
+//! - `monkey`: random events on random pixels (the `monkey` binary);
+//! - `widget-random`: a uniform choice among the widgets and actions PIRLTest considers
+//!   (`pirltest --preset random`);
+//! - `pirltest-paper`: the paper's agent exactly (`pirltest --preset paper`);
+//! - `pirltest`: the default preset;
+//! - `pirltest:SPEC` and `pirltest-paper:SPEC`: that preset with `--plugins SPEC`, where
+//!   SPEC separates plug-ins by `:` (`pirltest:-frontier:-effect-prior` switches two
+//!   off), for ablations.
+//!
+//! The out folder (default `target/suite/<split or all>`) holds `runs/<app>/<strategy>-
+//! seed<S>-<steps>` (each a usual run folder), `bin/` (the binaries every run of the suite
+//! uses, built and copied on the first start, so that a suite resumed after the code
+//! changed still compares like with like; `--rebuild yes` replaces them), `suite.json`
+//! and `suite.md` (rewritten as each run lands) and `failures.txt`. A run with
+//! `summary.json` is never run again, so a killed suite continues where it stopped; a run
+//! that was cut short starts over. `report DIR` renders the suite as one page.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use gui_report::{RunFolder, Suite, SuiteRun, SuiteSettings};
+
+use crate::corpus::{self, App, Split};
+
+const USAGE: &str = "usage: cargo xtask suite [--strategies a,b] [--steps N] [--seeds 1,2] \
+                     [--apps a,b | --split tune|test] [--jobs N] [--throttle POLICY] \
+                     [--out DIR] [--rebuild yes]";
+
+/// The strategies a suite runs by default: the two baselines, the paper's agent and the
+/// default one.
+pub const DEFAULT_STRATEGIES: [&str; 4] = ["monkey", "widget-random", "pirltest-paper", "pirltest"];
+
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    strategies: Vec<String>,
+    steps: u64,
+    seeds: Vec<u64>,
+    apps: Option<Vec<String>>,
+    split: Option<Split>,
+    jobs: usize,
+    throttle: Option<String>,
+    out: Option<PathBuf>,
+    rebuild: bool,
+}
+
+fn list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|x| x.trim().to_owned())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
+fn parse(rest: &[String]) -> Result<Options> {
+    let mut o = Options {
+        strategies: DEFAULT_STRATEGIES.map(str::to_owned).to_vec(),
+        steps: 200,
+        seeds: vec![1, 2],
+        apps: None,
+        split: None,
+        jobs: 2,
+        throttle: None,
+        out: None,
+        rebuild: false,
+    };
+    for (flag, value) in crate::flag_values(rest, USAGE)? {
+        match flag {
+            "--strategies" => o.strategies = list(value),
+            "--steps" => {
+                o.steps = value
+                    .parse()
+                    .with_context(|| format!("--steps `{value}` is not a number"))?
+            }
+            "--seeds" => {
+                o.seeds = list(value)
+                    .iter()
+                    .map(|s| {
+                        s.parse()
+                            .with_context(|| format!("--seeds: `{s}` is not a number"))
+                    })
+                    .collect::<Result<_>>()?
+            }
+            "--apps" => o.apps = Some(list(value)),
+            "--split" => {
+                o.split = Some(
+                    value
+                        .parse()
+                        .map_err(|e| anyhow::anyhow!("--split `{value}`: {e}"))?,
+                )
+            }
+            "--jobs" => {
+                o.jobs = value
+                    .parse()
+                    .with_context(|| format!("--jobs `{value}` is not a number"))?
+            }
+            "--throttle" => o.throttle = Some(value.trim().to_owned()),
+            "--out" => o.out = Some(PathBuf::from(value)),
+            "--rebuild" => {
+                o.rebuild = match value {
+                    "yes" | "true" => true,
+                    "no" | "false" => false,
+                    _ => bail!("--rebuild takes yes or no, not `{value}`"),
+                }
+            }
+            other => bail!("unknown option {other}\n{USAGE}"),
+        }
+    }
+    if o.steps == 0 || o.seeds.is_empty() || o.strategies.is_empty() || o.jobs == 0 {
+        bail!("--steps and --jobs must be above 0, --seeds and --strategies need a value");
+    }
+    if let Some(t) = &o.throttle {
+        t.parse::<gui_explore::ThrottleSpec>()
+            .map_err(|e| anyhow::anyhow!("--throttle `{t}`: {e}"))?;
+    }
+    for s in &o.strategies {
+        command_of(s)?;
+    }
+    Ok(o)
+}
+
+/// The binary and the arguments that run strategy `name`.
+fn command_of(name: &str) -> Result<(&'static str, Vec<String>)> {
+    let (base, plugins) = match name.split_once(':') {
+        Some((base, spec)) => (base, Some(spec.replace(':', ","))),
+        None => (name, None),
+    };
+    let (bin, mut args): (&str, Vec<String>) = match base {
+        "monkey" => ("monkey", Vec::new()),
+        "widget-random" => ("pirltest", vec!["--preset".into(), "random".into()]),
+        "pirltest-paper" => ("pirltest", vec!["--preset".into(), "paper".into()]),
+        "pirltest" => ("pirltest", vec!["--preset".into(), "default".into()]),
+        _ => bail!(
+            "unknown strategy `{name}`: monkey, widget-random, pirltest-paper, pirltest, or \
+             pirltest:SPEC / pirltest-paper:SPEC with plug-ins separated by `:`"
+        ),
+    };
+    if let Some(spec) = plugins {
+        if bin != "pirltest" || base == "widget-random" {
+            bail!("strategy `{name}`: only pirltest and pirltest-paper take plug-ins");
+        }
+        if spec.is_empty() {
+            bail!("strategy `{name}`: no plug-ins after `:`");
+        }
+        args.extend(["--plugins".into(), spec]);
+    }
+    if bin == "pirltest" {
+        args.extend(["--progress".into(), "0".into()]);
+    }
+    Ok((bin, args))
+}
+
+/// A strategy's name as a folder name.
+fn tag(strategy: &str) -> String {
+    strategy
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' => c,
+            '+' => 'p',
+            _ => '~',
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    app: App,
+    strategy: String,
+    seed: u64,
+    dir: PathBuf,
+}
+
+/// What a worker says when a run ends.
+struct Done {
+    job: Job,
+    took: Duration,
+    outcome: Result<()>,
+}
+
+pub fn run(rest: &[String]) -> Result<()> {
+    if let Some(outcome) = crate::in_release("suite", rest) {
+        return outcome;
+    }
+    let o = parse(rest)?;
+    let all = corpus::load()?;
+    let apps = corpus::select(&all, o.apps.as_deref(), o.split)?;
+    if apps.is_empty() {
+        bail!("no app selected");
+    }
+    let out = o.out.clone().unwrap_or_else(|| {
+        crate::root().join("target/suite").join(match (&o.apps, o.split) {
+            (Some(_), _) => "apps".to_owned(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "all".to_owned(),
+        })
+    });
+    std::fs::create_dir_all(out.join("runs"))
+        .with_context(|| format!("creating {}", out.display()))?;
+    crate::setup()?;
+    let bin = binaries(&out, o.rebuild)?;
+    let mut jobs = VecDeque::new();
+    for app in &apps {
+        for strategy in &o.strategies {
+            for &seed in &o.seeds {
+                let dir = out
+                    .join("runs")
+                    .join(&app.name)
+                    .join(format!("{}-seed{seed}-{}", tag(strategy), o.steps));
+                jobs.push_back(Job {
+                    app: app.clone(),
+                    strategy: strategy.clone(),
+                    seed,
+                    dir,
+                });
+            }
+        }
+    }
+    let all_jobs: Vec<Job> = jobs.iter().cloned().collect();
+    let settings = SuiteSettings {
+        strategies: o.strategies.clone(),
+        seeds: o.seeds.clone(),
+        steps: o.steps,
+        throttle: o.throttle.clone().unwrap_or_else(|| "200".to_owned()),
+        jobs: o.jobs,
+    };
+    jobs.retain(|j| !j.dir.join("summary.json").is_file());
+    let todo = jobs.len();
+    eprintln!(
+        "suite: {} apps × {} strategies × {} seeds = {} runs, {} done before, {todo} to run, \
+         {} at a time; folder {}",
+        apps.len(),
+        o.strategies.len(),
+        o.seeds.len(),
+        all_jobs.len(),
+        all_jobs.len() - todo,
+        o.jobs,
+        out.display()
+    );
+    write_summary(&out, &settings, &all_jobs)?;
+    let queue = Arc::new(Mutex::new(jobs));
+    let (tx, rx) = mpsc::channel::<Done>();
+    let mut workers = Vec::new();
+    for _ in 0..o.jobs.min(todo.max(1)) {
+        let queue = Arc::clone(&queue);
+        let tx = tx.clone();
+        let bin = bin.clone();
+        let steps = o.steps;
+        let throttle = o.throttle.clone();
+        workers.push(std::thread::spawn(move || {
+            loop {
+                let Some(job) = queue.lock().expect("queue").pop_front() else {
+                    break;
+                };
+                eprintln!(
+                    "suite: start {} {} seed {}",
+                    job.app.name, job.strategy, job.seed
+                );
+                let started = Instant::now();
+                let outcome = run_one(&bin, &job, steps, throttle.as_deref());
+                if tx
+                    .send(Done {
+                        job,
+                        took: started.elapsed(),
+                        outcome,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let started = Instant::now();
+    let (mut finished, mut failed) = (0usize, 0usize);
+    let mut spent = Duration::ZERO;
+    for done in rx {
+        finished += 1;
+        spent += done.took;
+        let left = todo - finished;
+        // Runs at a time share the wall clock: remaining runs × mean run time ÷ jobs.
+        let eta = spent.as_secs_f64() / finished as f64 * left as f64 / o.jobs as f64;
+        let what = match &done.outcome {
+            Ok(()) => "done".to_owned(),
+            Err(e) => {
+                failed += 1;
+                let line = format!(
+                    "{} {} seed {}: {e:#}\n",
+                    done.job.app.name, done.job.strategy, done.job.seed
+                );
+                append(&out.join("failures.txt"), &line)?;
+                format!("FAILED ({e:#})")
+            }
+        };
+        eprintln!(
+            "suite: [{finished}/{todo}] {} {} seed {} {what} in {:.0} s · elapsed {:.0} min · \
+             ETA {:.0} min",
+            done.job.app.name,
+            done.job.strategy,
+            done.job.seed,
+            done.took.as_secs_f64(),
+            started.elapsed().as_secs_f64() / 60.0,
+            eta / 60.0
+        );
+        write_summary(&out, &settings, &all_jobs)?;
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+    let suite = write_summary(&out, &settings, &all_jobs)?;
+    println!("{}", suite.markdown());
+    println!(
+        "written: {} and {}; `cargo run --release --bin report -- {}` renders the page",
+        out.join("suite.md").display(),
+        out.join("suite.json").display(),
+        out.display()
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} run(s) failed (listed in {}); run the suite again to retry them",
+            out.join("failures.txt").display()
+        );
+    }
+    Ok(())
+}
+
+/// Builds the release binaries the suite needs and copies them into `out/bin` the first
+/// time (or with `rebuild`); returns that folder.
+fn binaries(out: &Path, rebuild: bool) -> Result<PathBuf> {
+    let bin = out.join("bin");
+    let names = ["pirltest", "monkey"];
+    if !rebuild && names.iter().all(|n| bin.join(n).is_file()) {
+        eprintln!(
+            "suite: using the binaries in {} (built when this suite began; --rebuild yes \
+             replaces them)",
+            bin.display()
+        );
+        return Ok(bin);
+    }
+    let release = crate::build_release(&names)?;
+    std::fs::create_dir_all(&bin)?;
+    for n in names {
+        let from = release.join(n);
+        let to = bin.join(n);
+        // Copy under another name first, so a killed copy never leaves half a binary.
+        let part = bin.join(format!("{n}.part"));
+        std::fs::copy(&from, &part)
+            .with_context(|| format!("copying {} to {}", from.display(), part.display()))?;
+        std::fs::rename(&part, &to)?;
+    }
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(crate::root())
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    std::fs::write(
+        bin.join("built-from.txt"),
+        format!("commit {head} (with the working tree's changes at the time)\n"),
+    )?;
+    Ok(bin)
+}
+
+/// Runs one strategy on one app into `job.dir`, its output in `job.dir` + `.log`.
+fn run_one(bin: &Path, job: &Job, steps: u64, throttle: Option<&str>) -> Result<()> {
+    let _ = std::fs::remove_dir_all(&job.dir);
+    if let Some(parent) = job.dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let server = corpus::serve(&job.app)?;
+    let (name, args) = command_of(&job.strategy)?;
+    let log_path = job.dir.with_extension("log");
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
+    let mut cmd = Command::new(bin.join(name));
+    cmd.args(["--url", &server.url(), "--steps", &steps.to_string()])
+        .args(["--seed", &job.seed.to_string()])
+        .arg("--out")
+        .arg(&job.dir)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    if let Some(t) = throttle {
+        cmd.args(["--throttle", t]);
+    }
+    let status = cmd
+        .status()
+        .with_context(|| format!("starting {}", bin.join(name).display()))?;
+    drop(server);
+    if !job.dir.join("summary.json").is_file() {
+        bail!(
+            "{name} exited with {status} without finishing the run; see {}",
+            log_path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Reads every finished run, writes `suite.json` and `suite.md` (atomically) and returns
+/// the summary.
+fn write_summary(out: &Path, settings: &SuiteSettings, jobs: &[Job]) -> Result<Suite> {
+    let mut runs = Vec::new();
+    let mut missing = 0;
+    for j in jobs {
+        if !j.dir.join("summary.json").is_file() {
+            missing += 1;
+            continue;
+        }
+        let folder = RunFolder::load(&j.dir)?;
+        runs.push(SuiteRun {
+            app: j.app.name.clone(),
+            split: j.app.split.to_string(),
+            kind: j.app.kind.clone(),
+            strategy: j.strategy.clone(),
+            seed: j.seed,
+            folder,
+        });
+    }
+    let suite = Suite::summarise(settings.clone(), &runs, missing);
+    gui_explore::write_atomic(
+        &out.join("suite.json"),
+        &serde_json::to_vec_pretty(&suite)?,
+    )?;
+    gui_explore::write_atomic(&out.join("suite.md"), suite.markdown().as_bytes())?;
+    Ok(suite)
+}
+
+fn append(path: &Path, line: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    f.write_all(line.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn defaults_are_the_four_strategies_at_200_steps_two_seeds_two_jobs() {
+        let o = parse(&[]).unwrap();
+        assert_eq!(o.strategies, DEFAULT_STRATEGIES.map(str::to_owned).to_vec());
+        assert_eq!((o.steps, o.seeds.as_slice(), o.jobs), (200, &[1u64, 2][..], 2));
+        assert_eq!((o.apps, o.split, o.throttle), (None, None, None));
+    }
+
+    #[test]
+    fn strategies_map_to_binaries_and_presets() {
+        assert_eq!(command_of("monkey").unwrap().0, "monkey");
+        let (bin, a) = command_of("widget-random").unwrap();
+        assert_eq!(bin, "pirltest");
+        assert!(a.windows(2).any(|w| w == ["--preset", "random"]), "{a:?}");
+        let (_, a) = command_of("pirltest-paper").unwrap();
+        assert!(a.windows(2).any(|w| w == ["--preset", "paper"]), "{a:?}");
+        let (_, a) = command_of("pirltest:-frontier:-effect-prior").unwrap();
+        assert!(a.windows(2).any(|w| w == ["--preset", "default"]), "{a:?}");
+        assert!(
+            a.windows(2)
+                .any(|w| w == ["--plugins", "-frontier,-effect-prior"]),
+            "{a:?}"
+        );
+    }
+
+    #[test]
+    fn bad_options_are_refused_by_name() {
+        let e = parse(&args(&["--strategies", "monkey,chimp"])).unwrap_err();
+        assert!(e.to_string().contains("chimp"), "{e}");
+        let e = command_of("monkey:-frontier").unwrap_err();
+        assert!(e.to_string().contains("plug-ins"), "{e}");
+        let e = parse(&args(&["--split", "train"])).unwrap_err();
+        assert!(e.to_string().contains("train"), "{e}");
+        let e = parse(&args(&["--throttle", "sometimes"])).unwrap_err();
+        assert!(e.to_string().contains("sometimes"), "{e}");
+        let e = parse(&args(&["--jobs", "0"])).unwrap_err();
+        assert!(e.to_string().contains("--jobs"), "{e}");
+        let e = parse(&args(&["--pace", "1"])).unwrap_err();
+        assert!(e.to_string().contains("--pace"), "{e}");
+    }
+
+    #[test]
+    fn strategy_tags_are_folder_names() {
+        assert_eq!(tag("pirltest:-frontier:+modal"), "pirltest~-frontier~pmodal");
+        assert_eq!(tag("widget-random"), "widget-random");
+    }
+}
