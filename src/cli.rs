@@ -458,6 +458,18 @@ pub struct TargetArgs {
     /// leaks memory crashes its renderer soon rather than after filling the machine.
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(16..))]
     pub js_heap_mb: Option<u32>,
+    /// After the web app's page has loaded, wait this long before the first step: for
+    /// apps that draw themselves seconds after the load event (a spreadsheet behind a
+    /// "Loading…" spinner). Default 0.
+    #[arg(long, value_name = "SECONDS", value_parser = settle_seconds)]
+    pub settle: Option<f64>,
+}
+
+fn settle_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=600.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds from 0 to 600")),
+    }
 }
 
 /// Budget, seed and output of a run.
@@ -670,6 +682,7 @@ impl TargetArgs {
         }
         let device = ChromiumDevice::launch(&url, config)
             .with_context(|| format!("starting Chromium on {url}"))?;
+        self.wait_settle();
         Ok((device, url, server))
     }
 
@@ -696,11 +709,19 @@ impl TargetArgs {
         }
         let device = WebDriverDevice::connect(config)
             .with_context(|| format!("starting a WebDriver session on {endpoint} for {url}"))?;
+        self.wait_settle();
         Ok(Target {
             device: Box::new(device),
             url,
             _server: server,
         })
+    }
+
+    /// Waits `--settle` seconds, if given.
+    fn wait_settle(&self) {
+        if let Some(s) = self.settle.filter(|s| *s > 0.0) {
+            std::thread::sleep(Duration::from_secs_f64(s));
+        }
     }
 
     /// The app's URL: `--url`, `--app-dir` served on 127.0.0.1, or the bundled demo app.
@@ -1026,6 +1047,16 @@ mod tests {
         let d = demo("app-dir = \"x\"\nmobile = false\n", &[]).unwrap();
         assert_eq!(d.target.app_dir, Some(PathBuf::from("x")));
         assert!(!d.target.mobile);
+    }
+
+    #[test]
+    fn settle_takes_seconds_and_refuses_others_by_value() {
+        assert_eq!(demo("", &["--settle", "2.5"]).unwrap().target.settle, Some(2.5));
+        assert_eq!(demo("", &[]).unwrap().target.settle, None);
+        for bad in ["-1", "soon", "601"] {
+            let e = demo("", &["--settle", bad]).unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("--settle"), "{e}");
+        }
     }
 
     #[test]

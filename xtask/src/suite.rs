@@ -399,6 +399,9 @@ fn run_one(bin: &Path, job: &Job, steps: u64, throttle: Option<&str>) -> Result<
     if let Some(t) = throttle {
         cmd.args(["--throttle", t]);
     }
+    if job.app.settle_ms.is_some() {
+        cmd.args(["--settle", &format!("{}", job.app.settle().as_secs_f64())]);
+    }
     let status = cmd
         .status()
         .with_context(|| format!("starting {}", bin.join(name).display()))?;
