@@ -22,9 +22,13 @@
 //! seed<S>-<steps>` (each a usual run folder), `bin/` (the binaries every run of the suite
 //! uses, built and copied on the first start, so that a suite resumed after the code
 //! changed still compares like with like; `--rebuild yes` replaces them), `suite.json`
-//! and `suite.md` (rewritten as each run lands) and `failures.txt`. A run with
-//! `summary.json` is never run again, so a killed suite continues where it stopped; a run
-//! that was cut short starts over. `report DIR` renders the suite as one page.
+//! and `suite.md` (rewritten as each run lands) and `failures.txt`. What each finished run
+//! measured goes to `results/<app>/<strategy>-seed<S>-<steps>.json` (`--results DIR`
+//! puts them elsewhere): a few hundred bytes per run, so the results of a long suite can
+//! be committed and a suite resumed on another machine without its run folders. A run
+//! with a result (or a run folder with `summary.json`) is never run again, so a killed
+//! suite continues where it stopped; a run that was cut short starts over. `report DIR`
+//! renders the suite as one page.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -34,13 +38,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use gui_report::{RunFolder, Suite, SuiteRun, SuiteSettings};
+use gui_report::{RunFolder, RunResult, Suite, SuiteRun, SuiteSettings};
 
 use crate::corpus::{self, App, Split};
 
 const USAGE: &str = "usage: cargo xtask suite [--strategies a,b] [--steps N] [--seeds 1,2] \
                      [--apps a,b | --split tune|test] [--jobs N] [--throttle POLICY] \
-                     [--out DIR] [--rebuild yes]";
+                     [--out DIR] [--results DIR] [--rebuild yes]";
 
 /// The strategies a suite runs by default: the two baselines, the paper's agent and the
 /// default one.
@@ -56,6 +60,7 @@ struct Options {
     jobs: usize,
     throttle: Option<String>,
     out: Option<PathBuf>,
+    results: Option<PathBuf>,
     rebuild: bool,
 }
 
@@ -76,6 +81,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         jobs: 2,
         throttle: None,
         out: None,
+        results: None,
         rebuild: false,
     };
     for (flag, value) in crate::flag_values(rest, USAGE)? {
@@ -110,6 +116,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             }
             "--throttle" => o.throttle = Some(value.trim().to_owned()),
             "--out" => o.out = Some(PathBuf::from(value)),
+            "--results" => o.results = Some(PathBuf::from(value)),
             "--rebuild" => {
                 o.rebuild = match value {
                     "yes" | "true" => true,
@@ -181,7 +188,32 @@ struct Job {
     app: App,
     strategy: String,
     seed: u64,
+    /// The run folder.
     dir: PathBuf,
+    /// What the run measured, once it has finished.
+    result: PathBuf,
+}
+
+impl Job {
+    /// The run's result: its file, else measured from a finished run folder (and saved).
+    fn result(&self) -> Result<Option<RunResult>> {
+        if self.result.is_file() {
+            let text = std::fs::read_to_string(&self.result)
+                .with_context(|| format!("reading {}", self.result.display()))?;
+            let r = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a run result", self.result.display()))?;
+            return Ok(Some(r));
+        }
+        if !self.dir.join("summary.json").is_file() {
+            return Ok(None);
+        }
+        let r = RunResult::of(&RunFolder::load(&self.dir)?);
+        if let Some(parent) = self.result.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        gui_explore::write_atomic(&self.result, &serde_json::to_vec(&r)?)?;
+        Ok(Some(r))
+    }
 }
 
 /// What a worker says when a run ends.
@@ -202,29 +234,30 @@ pub fn run(rest: &[String]) -> Result<()> {
         bail!("no app selected");
     }
     let out = o.out.clone().unwrap_or_else(|| {
-        crate::root().join("target/suite").join(match (&o.apps, o.split) {
-            (Some(_), _) => "apps".to_owned(),
-            (None, Some(s)) => s.to_string(),
-            (None, None) => "all".to_owned(),
-        })
+        crate::root()
+            .join("target/suite")
+            .join(match (&o.apps, o.split) {
+                (Some(_), _) => "apps".to_owned(),
+                (None, Some(s)) => s.to_string(),
+                (None, None) => "all".to_owned(),
+            })
     });
     std::fs::create_dir_all(out.join("runs"))
         .with_context(|| format!("creating {}", out.display()))?;
+    let results = o.results.clone().unwrap_or_else(|| out.join("results"));
     crate::setup()?;
     let bin = binaries(&out, o.rebuild)?;
     let mut jobs = VecDeque::new();
     for app in &apps {
         for strategy in &o.strategies {
             for &seed in &o.seeds {
-                let dir = out
-                    .join("runs")
-                    .join(&app.name)
-                    .join(format!("{}-seed{seed}-{}", tag(strategy), o.steps));
+                let name = format!("{}-seed{seed}-{}", tag(strategy), o.steps);
                 jobs.push_back(Job {
                     app: app.clone(),
                     strategy: strategy.clone(),
                     seed,
-                    dir,
+                    dir: out.join("runs").join(&app.name).join(&name),
+                    result: results.join(&app.name).join(format!("{name}.json")),
                 });
             }
         }
@@ -237,7 +270,13 @@ pub fn run(rest: &[String]) -> Result<()> {
         throttle: o.throttle.clone().unwrap_or_else(|| "200".to_owned()),
         jobs: o.jobs,
     };
-    jobs.retain(|j| !j.dir.join("summary.json").is_file());
+    let mut left = VecDeque::new();
+    for j in jobs {
+        if j.result()?.is_none() {
+            left.push_back(j);
+        }
+    }
+    let jobs = left;
     let todo = jobs.len();
     eprintln!(
         "suite: {} apps × {} strategies × {} seeds = {} runs, {} done before, {todo} to run, \
@@ -421,25 +460,21 @@ fn write_summary(out: &Path, settings: &SuiteSettings, jobs: &[Job]) -> Result<S
     let mut runs = Vec::new();
     let mut missing = 0;
     for j in jobs {
-        if !j.dir.join("summary.json").is_file() {
+        let Some(result) = j.result()? else {
             missing += 1;
             continue;
-        }
-        let folder = RunFolder::load(&j.dir)?;
+        };
         runs.push(SuiteRun {
             app: j.app.name.clone(),
             split: j.app.split.to_string(),
             kind: j.app.kind.clone(),
             strategy: j.strategy.clone(),
             seed: j.seed,
-            folder,
+            result,
         });
     }
     let suite = Suite::summarise(settings.clone(), &runs, missing);
-    gui_explore::write_atomic(
-        &out.join("suite.json"),
-        &serde_json::to_vec_pretty(&suite)?,
-    )?;
+    gui_explore::write_atomic(&out.join("suite.json"), &serde_json::to_vec_pretty(&suite)?)?;
     gui_explore::write_atomic(&out.join("suite.md"), suite.markdown().as_bytes())?;
     Ok(suite)
 }
@@ -467,8 +502,12 @@ mod tests {
     fn defaults_are_the_four_strategies_at_200_steps_two_seeds_two_jobs() {
         let o = parse(&[]).unwrap();
         assert_eq!(o.strategies, DEFAULT_STRATEGIES.map(str::to_owned).to_vec());
-        assert_eq!((o.steps, o.seeds.as_slice(), o.jobs), (200, &[1u64, 2][..], 2));
+        assert_eq!(
+            (o.steps, o.seeds.as_slice(), o.jobs),
+            (200, &[1u64, 2][..], 2)
+        );
         assert_eq!((o.apps, o.split, o.throttle), (None, None, None));
+        assert_eq!((o.out, o.results, o.rebuild), (None, None, false));
     }
 
     #[test]
@@ -505,8 +544,43 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_result_counts_as_done_and_a_bad_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = corpus::load().unwrap().remove(0);
+        let job = Job {
+            app,
+            strategy: "monkey".into(),
+            seed: 1,
+            dir: dir.path().join("run"),
+            result: dir.path().join("results/a/monkey-seed1-200.json"),
+        };
+        assert!(job.result().unwrap().is_none(), "no run folder, no result");
+        let saved = RunResult {
+            steps: 200,
+            function_gain: 12.0,
+            byte_gain: 345.0,
+            functions: 99.0,
+            signals: 1.0,
+            hangs: 0.0,
+            crashes: 0.0,
+            steps_per_minute: 150.0,
+            agent_share: 0.05,
+            curve: vec![(1, 0.0), (200, 12.0)],
+        };
+        std::fs::create_dir_all(job.result.parent().unwrap()).unwrap();
+        std::fs::write(&job.result, serde_json::to_vec(&saved).unwrap()).unwrap();
+        assert_eq!(job.result().unwrap(), Some(saved));
+        std::fs::write(&job.result, "{").unwrap();
+        let e = format!("{:#}", job.result().unwrap_err());
+        assert!(e.contains("monkey-seed1-200.json"), "{e}");
+    }
+
+    #[test]
     fn strategy_tags_are_folder_names() {
-        assert_eq!(tag("pirltest:-frontier:+modal"), "pirltest~-frontier~pmodal");
+        assert_eq!(
+            tag("pirltest:-frontier:+modal"),
+            "pirltest~-frontier~pmodal"
+        );
         assert_eq!(tag("widget-random"), "widget-random");
     }
 }

@@ -54,7 +54,9 @@ pub use minimise::{DdminError, Minimised, Reduction, ddmin, reproduces};
 pub use plot::{coverage_svg, coverage_time_svg};
 pub use replay::{Reproduction, portable_key, reproductions};
 pub use run::RunFolder;
-pub use suite::{AppResult, SplitResult, StrategyResult, Suite, SuiteRun, SuiteSettings};
+pub use suite::{
+    AppResult, RunResult, SplitResult, StrategyResult, Suite, SuiteRun, SuiteSettings,
+};
 pub use summary::{EXIT_BUGS, EXIT_CLEAN, exit_code, json_summary};
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub struct SuiteRun {
     pub kind: String,
     pub strategy: String,
     pub seed: u64,
-    pub folder: RunFolder,
+    pub result: RunResult,
 }
 
 /// How the suite was run, as its task was told.
@@ -125,22 +125,28 @@ pub struct Suite {
     pub missing_runs: usize,
 }
 
-/// What one run measured.
-struct RunNumbers {
-    function_gain: f64,
-    byte_gain: f64,
-    functions: f64,
-    signals: f64,
-    hangs: f64,
-    crashes: f64,
-    steps_per_minute: f64,
-    agent_share: f64,
-    /// Functions gained beyond the first step after each step (index 0 = step 1).
-    curve: Vec<f64>,
+/// What one run measured: a few hundred bytes of JSON, so that a suite's results can be
+/// kept (and committed) without its run folders.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Steps the run finished.
+    pub steps: u64,
+    pub function_gain: f64,
+    pub byte_gain: f64,
+    pub functions: f64,
+    pub signals: f64,
+    pub hangs: f64,
+    pub crashes: f64,
+    pub steps_per_minute: f64,
+    pub agent_share: f64,
+    /// Functions gained beyond the first step, as `(step, gain)` at most
+    /// [`CURVE_POINTS`] + 1 points, the first and last steps among them.
+    pub curve: Vec<(u64, f64)>,
 }
 
-impl RunNumbers {
-    fn of(folder: &RunFolder) -> Self {
+impl RunResult {
+    /// Measures a finished (or cut short) run folder.
+    pub fn of(folder: &RunFolder) -> Self {
         let mut curve = Vec::with_capacity(folder.steps.len());
         let (mut first, mut first_bytes) = (None, None);
         let (mut last, mut last_bytes) = (0u64, 0u64);
@@ -153,8 +159,16 @@ impl RunNumbers {
                 last_bytes = c.bytes_covered;
             }
             choose_ms += s.timings.choose_ms;
-            curve.push(last.saturating_sub(first.unwrap_or(last)) as f64);
+            curve.push((s.step, last.saturating_sub(first.unwrap_or(last)) as f64));
         }
+        let every = curve.len().div_ceil(CURVE_POINTS).max(1);
+        let len = curve.len();
+        let curve = curve
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % every == 0 || *i + 1 == len)
+            .map(|(_, p)| p)
+            .collect();
         let (mut signals, mut hangs, mut crashes) = (0.0, 0.0, 0.0);
         for s in &folder.signals {
             match s.kind {
@@ -165,6 +179,7 @@ impl RunNumbers {
         }
         let ms = folder.duration_ms() as f64;
         Self {
+            steps: folder.steps.len() as u64,
             function_gain: last.saturating_sub(first.unwrap_or(0)) as f64,
             byte_gain: last_bytes.saturating_sub(first_bytes.unwrap_or(0)) as f64,
             functions: last as f64,
@@ -179,6 +194,15 @@ impl RunNumbers {
             agent_share: if ms > 0.0 { choose_ms / ms } else { 0.0 },
             curve,
         }
+    }
+
+    /// The gain on the curve at `step`: its last point at or before it.
+    fn gain_at(&self, step: u64) -> f64 {
+        self.curve
+            .iter()
+            .take_while(|p| p.0 <= step)
+            .last()
+            .map_or(0.0, |p| p.1)
     }
 }
 
@@ -216,26 +240,27 @@ impl Suite {
             let mut strategies = Vec::new();
             let mut curves = BTreeMap::new();
             for strategy in &settings.strategies {
-                let numbers: Vec<RunNumbers> = runs
+                let numbers: Vec<&RunResult> = runs
                     .iter()
                     .filter(|r| &r.strategy == strategy)
-                    .map(|r| RunNumbers::of(&r.folder))
+                    .map(|r| &r.result)
                     .collect();
                 if numbers.is_empty() {
                     continue;
                 }
-                let m =
-                    |f: fn(&RunNumbers) -> f64| median(&numbers.iter().map(f).collect::<Vec<_>>());
-                let len = numbers.iter().map(|n| n.curve.len()).max().unwrap_or(0);
-                let every = len.div_ceil(CURVE_POINTS).max(1);
-                let curve = (1..=len)
-                    .filter(|s| s % every == 0 || *s == 1 || *s == len)
-                    .map(|s| {
-                        let at: Vec<f64> = numbers
-                            .iter()
-                            .filter_map(|n| n.curve.get(s - 1).or(n.curve.last()).copied())
-                            .collect();
-                        (s as u64, median(&at))
+                let m = |f: fn(&RunResult) -> f64| {
+                    median(&numbers.iter().map(|n| f(n)).collect::<Vec<_>>())
+                };
+                // The median curve at the steps of the longest run's points.
+                let longest = numbers
+                    .iter()
+                    .max_by_key(|n| n.steps)
+                    .map_or(&[][..], |n| n.curve.as_slice());
+                let curve: Vec<(u64, f64)> = longest
+                    .iter()
+                    .map(|&(step, _)| {
+                        let at: Vec<f64> = numbers.iter().map(|n| n.gain_at(step)).collect();
+                        (step, median(&at))
                     })
                     .collect();
                 curves.insert(strategy.clone(), curve);

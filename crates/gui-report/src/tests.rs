@@ -874,7 +874,7 @@ fn a_suite_takes_medians_over_seeds_then_apps_and_ratios_to_both_baselines() {
             kind: "editor".into(),
             strategy: strategy.into(),
             seed,
-            folder: gain_run(dir.path(), &format!("r{i}"), per_step, 11, hang),
+            result: RunResult::of(&gain_run(dir.path(), &format!("r{i}"), per_step, 11, hang)),
         });
     }
     let suite = Suite::summarise(settings, &runs, 3);
