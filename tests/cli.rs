@@ -369,6 +369,108 @@ fn pirltest_refuses_bad_models_and_settings_naming_them() {
     }
 }
 
+/// `--preset` picks the agent and `--plugins` changes it; `agent.json` and `run.json`
+/// name both.
+#[test]
+fn pirltest_presets_and_plugins_are_recorded_in_the_run_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    for (preset, plugins, expect_plugins, model) in [
+        ("paper", None, vec![], true),
+        (
+            "random",
+            None,
+            vec![
+                "modal-focus",
+                "local-page",
+                "anchor-match",
+                "resize-budget",
+                "local-novelty",
+                "region-sights",
+            ],
+            false,
+        ),
+        (
+            "paper",
+            Some("stall-reset,-stall-reset,optimistic"),
+            vec!["optimistic"],
+            true,
+        ),
+    ] {
+        let out_dir = dir.path().join(format!("{preset}-{}", plugins.is_some()));
+        let mut args = vec![
+            "--device",
+            "simulator",
+            "--steps",
+            "4",
+            "--progress",
+            "0",
+            "--preset",
+            preset,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        if let Some(p) = plugins {
+            args.extend(["--plugins", p]);
+        }
+        let out = pirltest(&args);
+        assert!(out.status.success(), "{preset}: {}", stderr(&out));
+        let agent: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out_dir.join("agent.json")).unwrap()).unwrap();
+        assert_eq!(agent["preset"], preset, "{agent}");
+        assert_eq!(
+            agent["plugins"],
+            serde_json::json!(expect_plugins),
+            "{agent}"
+        );
+        assert_eq!(agent["stats"]["decisions"], 4, "{agent}");
+        assert_eq!(
+            out_dir.join("q_network.safetensors").is_file(),
+            model,
+            "{preset}"
+        );
+        let run: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out_dir.join("run.json")).unwrap()).unwrap();
+        assert_eq!(run["meta"]["preset"], preset, "{run}");
+        if preset == "paper" {
+            assert_eq!(run["meta"]["agent"]["pages"]["same_page"], 0.75, "{run}");
+            assert_eq!(run["meta"]["agent"]["idle_reward"], serde_json::Value::Null);
+            assert_eq!(run["meta"]["agent"]["target_every"], 0);
+        } else {
+            assert_eq!(agent["stats"]["memory"], 0, "{agent}");
+            assert_eq!(agent["stats"]["retrainings"], 0, "{agent}");
+        }
+    }
+    let out = pirltest(&["--plugins", "list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    for p in gui_rl::PLUGINS {
+        assert!(table.contains(p.name), "{table}");
+    }
+}
+
+#[test]
+fn pirltest_refuses_unknown_presets_and_plugins_listing_the_known_ones() {
+    for (args, expect) in [
+        (vec!["--preset", "fast"], "paper, default, random"),
+        (vec!["--plugins", "effect-prior,telepathy"], "`telepathy`"),
+        (vec!["--plugins", "-telepathy"], "stall-reset"),
+        (
+            vec!["--preset", "random", "--plugins", "effect-prior"],
+            "effect-prior",
+        ),
+        (
+            vec!["--preset", "random", "--model-out", "x.safetensors"],
+            "--model-out",
+        ),
+    ] {
+        let mut all = vec!["--device", "simulator", "--steps", "2"];
+        all.extend(&args);
+        let out = pirltest(&all);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
+    }
+}
+
 fn greybox(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_greybox"))
         .args(args)

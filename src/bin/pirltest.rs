@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gui_explore::Strategy;
-use gui_rl::{AgentConfig, PirlAgent, QNetwork};
+use gui_rl::{AgentConfig, Choice, PLUGINS, PirlAgent, Preset, QNetwork};
 use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
 use gui_testing::pirltest::{PirlStrategy, PirlWorker};
 
@@ -32,120 +32,115 @@ struct Cli {
     /// folder).
     #[arg(long, value_name = "FILE")]
     model_out: Option<PathBuf>,
-    /// Softmax temperature of the Boltzmann policy.
-    #[arg(long, default_value_t = AgentConfig::default().temperature, allow_hyphen_values = true)]
-    temperature: f64,
+    /// The agent to start from: `paper` (the paper's algorithm alone: Eq. 1 for every
+    /// step, Eq. 3 targets from the network being trained, Boltzmann over Q-values with
+    /// system actions weighted 0.5, pages the same at 0.75, no plug-in), `default` (the
+    /// paper with this workspace's plug-ins) or `random` (the default agent's vision and
+    /// candidates, one drawn uniformly, no learning). The flags below change the preset.
+    #[arg(long, default_value = "default", value_name = "paper|default|random", value_parser = preset)]
+    preset: Preset,
+    /// Plug-ins to switch on (`name`) or off (`-name`) on top of the preset,
+    /// comma-separated, later ones winning; switching one on switches on what it needs.
+    /// `--plugins list` prints the registry.
+    #[arg(long, value_name = "a,b,-c", allow_hyphen_values = true)]
+    plugins: Option<String>,
+    /// Softmax temperature of the Boltzmann policy (preset: 1 in `paper`, 0.1 otherwise).
+    #[arg(long, allow_hyphen_values = true)]
+    temperature: Option<f64>,
     /// Divide each choice's Q-values by their spread over the screen's candidates, so
-    /// that --temperature is in units of that spread.
+    /// that --temperature is in units of that spread (the `spread-scale` plug-in).
     #[arg(long)]
     spread_scale: bool,
-    /// Discount γ of the Q-learning target (Eq. 3).
-    #[arg(long, default_value_t = AgentConfig::default().gamma, allow_hyphen_values = true)]
-    gamma: f64,
+    /// Discount γ of the Q-learning target (Eq. 3; preset: 0.9).
+    #[arg(long, allow_hyphen_values = true)]
+    gamma: Option<f64>,
     /// Reward of a step whose action changed nothing on the screen but its own widget's
     /// hover tint, in place of Eq. 1; `off` gives every step the reward of Eq. 1, as the
-    /// paper does.
-    #[arg(long, default_value = "0", value_name = "R|off", value_parser = idle_reward, allow_hyphen_values = true)]
-    idle_reward: IdleReward,
-    /// Choose by Q-values alone, as the paper does, without weighing each action by the
-    /// chance, learnt during the run, that it changes the screen.
+    /// paper does (the `idle-reward` plug-in; preset: 0 in `default`, off in `paper`).
+    #[arg(long, value_name = "R|off", value_parser = idle_reward, allow_hyphen_values = true)]
+    idle_reward: Option<IdleReward>,
+    /// Switch off the `effect-prior` plug-in (as `--plugins -effect-prior`).
     #[arg(long)]
     no_effect_prior: bool,
-    /// Treat a dialog over a dimmed backdrop like any other screen, rather than as a page
-    /// of its own whose widgets alone take input.
+    /// Switch off the `modal-focus` plug-in.
     #[arg(long)]
     no_modal_focus: bool,
-    /// Weigh each action by its own record alone, rather than raising an action that
-    /// led to another page to the best untried chance reachable through it.
+    /// Switch off the `frontier` plug-in.
     #[arg(long)]
     no_frontier: bool,
-    /// Weigh a route to a page by that page's best chance alone, rather than also by
-    /// the summed chances of its likely untried actions beyond those of the page the
-    /// agent is on.
+    /// Switch off the `frontier-mass` plug-in.
     #[arg(long)]
     no_frontier_mass: bool,
-    /// Keep one record per action of a page for the whole run, rather than counting an
-    /// action that once showed something new as untried again after another action
-    /// changed its page's state.
+    /// Switch off the `state-refresh` plug-in.
     #[arg(long)]
     no_state_refresh: bool,
-    /// Judge whether an action that stays on its page showed something new by the whole
-    /// screen, rather than by the part of it the action changed.
+    /// Switch off the `local-novelty` plug-in: judge whether an action that stays on its
+    /// page showed something new by the whole screen.
     #[arg(long)]
     whole_screen_novelty: bool,
-    /// Right after a command (a button that changed its page and stayed on it), keep a
-    /// record per (command, next action), and come back to a command while actions right
-    /// after it are untried.
+    /// Switch on the `command-states` plug-in.
     #[arg(long)]
     command_states: bool,
     /// At most this many steps per screen run its commands (buttons that changed it and
     /// stayed in place) back to back in orders not yet run: every ordered pair, and every
-    /// ordered triple on screens with at most 4 commands. Buttons never clicked are tried
-    /// as would-be commands. The policy starts each run. A value set on a screen with at
-    /// most 4 commands (text typed, a box ticked) starts its orders and budget again,
-    /// twice at most. 0 turns it off.
-    #[arg(long, default_value_t = AgentConfig::default().sequence_budget)]
-    sequence_budget: u32,
-    /// Do not type into a screen's untyped text fields before its next command while its
-    /// commands run back to back (each field once; the default types first).
+    /// ordered triple on screens with at most 4 commands (the `command-sequences`
+    /// plug-in; preset: 30 in `default`). 0 turns it off.
+    #[arg(long)]
+    sequence_budget: Option<u32>,
+    /// Switch off the `fields-first` plug-in.
     #[arg(long)]
     no_fields_first: bool,
-    /// Do not click each other screen's one known command (the start screen's counter)
-    /// once more after a setting changed (a box ticked, a switch turned, a choice made).
+    /// Switch off the `settings-recheck` plug-in.
     #[arg(long)]
     no_settings_recheck: bool,
-    /// Weigh an action never executed on its page by its own chance only, not also by
-    /// what a page not seen yet offers (the mean untried mass of new pages).
+    /// Switch off the `fresh-exits` plug-in.
     #[arg(long)]
     no_fresh_exits: bool,
-    /// When an action puts its page in a new state, start the page's count of executed
-    /// actions (Eq. 1's n) again, so that step is paid as one onto an unexplored page.
+    /// Switch on the `state-reward` plug-in.
     #[arg(long)]
     state_reward: bool,
-    /// Rank actions never executed on their page by the network's guess, as the paper
-    /// does. By default every such action that the prior weighs at least half as much as
-    /// the page's best takes the page's best Q-value (optimistic initial values).
+    /// Switch off the `optimistic` plug-in: rank actions never executed on their page by
+    /// the network's guess, as the paper does.
     #[arg(long)]
     no_optimistic: bool,
     /// After this many steps in a row that showed nothing new, choose by the effect prior
-    /// and the frontier alone (the Q-values set equal) until a step shows something new.
-    /// 0 never does.
-    #[arg(long, default_value_t = AgentConfig::default().stall_steps)]
-    stall_steps: u32,
+    /// and the frontier alone (the Q-values set equal) until a step shows something new
+    /// (the `stall-reset` plug-in; preset: 20 in `default`). 0 never does.
+    #[arg(long)]
+    stall_steps: Option<u32>,
     /// A part of a page shows something new for at most this many distinct sights; later
-    /// ones are values changing in place (typed text, a counter, a slider's readout).
-    /// 0 sets no limit.
-    #[arg(long, default_value_t = AgentConfig::default().region_sights)]
-    region_sights: u32,
-    /// Match a page's widgets by IoU alone, as the paper does. By default a widget that
-    /// keeps its left edge, top edge and height is the same widget whatever its width
-    /// (a slider's track, a field's text).
+    /// ones are values changing in place (the `region-sights` plug-in; preset: 4 in
+    /// `default`). 0 sets no limit.
+    #[arg(long)]
+    region_sights: Option<u32>,
+    /// Switch off the `anchor-match` plug-in: match a page's widgets by IoU alone, as the
+    /// paper does.
     #[arg(long)]
     no_anchor_match: bool,
-    /// A screen that would be a new page, but differs from a screen of a known page in at
-    /// most --local-page of its cells, is that page (the same form with other values).
+    /// Switch on the `print-pages` plug-in.
     #[arg(long)]
     print_pages: bool,
     /// The largest share of decisions made at a window size other than the start size
-    /// (0 to 1); once spent, the agent resizes back and stays. 1 sets no limit.
-    #[arg(long, default_value_t = AgentConfig::default().resize_budget)]
-    resize_budget: f64,
+    /// (0 to 1; the `resize-budget` plug-in; preset: 0.1 in `default`). 1 sets no limit.
+    #[arg(long)]
+    resize_budget: Option<f64>,
     /// An action that changes at most this share of the screen (0 to 0.3) leaves the agent
-    /// on its page without a page-store lookup: typed text, a tick, a one-line message.
-    /// 0 looks every screen up, as the paper does.
-    #[arg(long, default_value_t = AgentConfig::default().local_page)]
-    local_page: f64,
-    /// Page similarity at or above which two screens are the same page (Section 3.3).
-    #[arg(long, default_value_t = AgentConfig::default().pages.same_page)]
-    same_page: f64,
+    /// on its page without a page-store lookup (the `local-page` plug-in; preset: 0.03 in
+    /// `default`). 0 looks every screen up, as the paper does.
+    #[arg(long)]
+    local_page: Option<f64>,
+    /// Page similarity at or above which two screens are the same page (Section 3.3;
+    /// preset: 0.75 in `paper`, 0.95 otherwise).
+    #[arg(long)]
+    same_page: Option<f64>,
     /// Adam step size of the Q-network (0.01 in the paper).
-    #[arg(long, default_value_t = AgentConfig::default().learning_rate)]
-    learning_rate: f64,
+    #[arg(long)]
+    learning_rate: Option<f64>,
     /// Take Eq. 3's targets from a frozen copy of the Q-network refreshed every this many
-    /// retrainings (a target network, not in the paper); 0 takes them from the network
-    /// being trained, as the paper does.
-    #[arg(long, default_value_t = AgentConfig::default().target_every)]
-    target_every: usize,
+    /// retrainings (the `target-network` plug-in; preset: 10 in `default`); 0 takes them
+    /// from the network being trained, as the paper does.
+    #[arg(long)]
+    target_every: Option<usize>,
     /// Retrain the Q-network every this many steps (of each worker, with --workers).
     #[arg(long, default_value_t = AgentConfig::default().train_every)]
     train_every: usize,
@@ -180,6 +175,10 @@ enum Training {
 #[derive(Debug, Clone, Copy)]
 struct IdleReward(Option<f64>);
 
+fn preset(s: &str) -> std::result::Result<Preset, String> {
+    s.parse().map_err(|e: gui_rl::Error| e.to_string())
+}
+
 fn idle_reward(s: &str) -> std::result::Result<IdleReward, String> {
     if s == "off" {
         return Ok(IdleReward(None));
@@ -196,52 +195,110 @@ const EXAMPLES: &str = "Examples:
   pirltest --app-dir dist --model-in app.safetensors --steps 200   reuse what was learnt
   pirltest --config pirltest.toml -v           defaults from a file (keys are the flags)
   pirltest --workers 2 --steps 600             two browsers feeding one agent
-  pirltest --resume runs/pirltest-seed1-1796000000   go on after a kill, with what was learnt";
+  pirltest --resume runs/pirltest-seed1-1796000000   go on after a kill, with what was learnt
+  pirltest --preset paper --steps 500          the paper's agent alone
+  pirltest --preset random --steps 500         the widget-random baseline
+  pirltest --plugins -stall-reset,command-states   the default agent, two plug-ins changed
+  pirltest --plugins list                      the plug-ins, what each does, which are on";
 
-fn main() -> Result<()> {
-    let cli: Cli = cli::parse();
-    cli.common.init_logging();
-    cli.run.check_workers(&cli.target)?;
+/// The agent the preset, `--plugins` and the knobs given describe, in that order.
+fn agent_config(cli: &Cli) -> Result<AgentConfig> {
     let mut config = AgentConfig {
         seed: cli.run.seed,
-        temperature: cli.temperature,
-        spread_scale: cli.spread_scale,
-        gamma: cli.gamma,
-        idle_reward: cli.idle_reward.0,
-        effect_prior: !cli.no_effect_prior,
-        modal_focus: !cli.no_modal_focus,
-        frontier: !cli.no_frontier,
-        frontier_mass: !cli.no_frontier_mass,
-        state_refresh: !cli.no_state_refresh,
-        resize_budget: cli.resize_budget,
-        local_page: cli.local_page,
-        local_novelty: !cli.whole_screen_novelty,
-        command_states: cli.command_states,
-        sequence_budget: cli.sequence_budget,
-        fields_first: !cli.no_fields_first,
-        settings_recheck: !cli.no_settings_recheck,
-        fresh_exits: !cli.no_fresh_exits,
-        state_reward: cli.state_reward,
-        optimistic: !cli.no_optimistic,
-        stall_steps: cli.stall_steps,
-        region_sights: cli.region_sights,
-        anchor_match: !cli.no_anchor_match,
-        print_pages: cli.print_pages,
-        // The learner retrains once per round of all workers: as often per unit of time
-        // as with one worker, which is what the cores can give it.
-        train_every: cli.train_every * cli.run.workers as usize,
-        train_async: match cli.training {
-            Training::Auto => cli.run.throttle.waits_on_screen(),
-            Training::Wait => false,
-            Training::Background => true,
-        },
-        learning_rate: cli.learning_rate,
-        target_every: cli.target_every,
-        ..AgentConfig::default()
+        ..AgentConfig::preset(cli.preset)
     };
-    config.pages.same_page = cli.same_page;
+    // The old switches, as the plug-ins they are.
+    let switches = [
+        (cli.no_effect_prior, "effect-prior", false),
+        (cli.no_modal_focus, "modal-focus", false),
+        (cli.no_frontier, "frontier", false),
+        (cli.no_frontier_mass, "frontier-mass", false),
+        (cli.no_state_refresh, "state-refresh", false),
+        (cli.whole_screen_novelty, "local-novelty", false),
+        (cli.command_states, "command-states", true),
+        (cli.no_fields_first, "fields-first", false),
+        (cli.no_settings_recheck, "settings-recheck", false),
+        (cli.no_fresh_exits, "fresh-exits", false),
+        (cli.state_reward, "state-reward", true),
+        (cli.no_optimistic, "optimistic", false),
+        (cli.no_anchor_match, "anchor-match", false),
+        (cli.print_pages, "print-pages", true),
+        (cli.spread_scale, "spread-scale", true),
+    ];
+    for (given, name, on) in switches {
+        if given {
+            config.set_plugin(name, on)?;
+        }
+    }
+    if let Some(spec) = &cli.plugins {
+        config.apply_plugins(spec).context("--plugins")?;
+    }
+    fn set<T>(field: &mut T, given: Option<T>) {
+        if let Some(v) = given {
+            *field = v;
+        }
+    }
+    set(&mut config.temperature, cli.temperature);
+    set(&mut config.gamma, cli.gamma);
+    set(&mut config.idle_reward, cli.idle_reward.map(|r| r.0));
+    set(&mut config.sequence_budget, cli.sequence_budget);
+    set(&mut config.stall_steps, cli.stall_steps);
+    set(&mut config.region_sights, cli.region_sights);
+    set(&mut config.resize_budget, cli.resize_budget);
+    set(&mut config.local_page, cli.local_page);
+    set(&mut config.pages.same_page, cli.same_page);
+    set(&mut config.learning_rate, cli.learning_rate);
+    set(&mut config.target_every, cli.target_every);
+    // The learner retrains once per round of all workers: as often per unit of time as
+    // with one worker, which is what the cores can give it.
+    config.train_every = cli.train_every * cli.run.workers as usize;
+    config.train_async = match cli.training {
+        Training::Auto => cli.run.throttle.waits_on_screen(),
+        Training::Wait => false,
+        Training::Background => true,
+    };
     config.memory.capacity = cli.memory_capacity as usize;
     config.pages.max_pages = cli.max_pages as usize;
+    Ok(config)
+}
+
+/// The registry of plug-ins, for `--plugins list`.
+fn plugin_table(config: &AgentConfig) -> String {
+    let mut out = String::from("plug-in            default  role    what it does\n");
+    for p in PLUGINS {
+        out += &format!(
+            "{:<18} {:<8} {:<7} {}{}\n",
+            p.name,
+            if p.in_default { "on" } else { "off" },
+            format!("{:?}", p.role).to_lowercase(),
+            p.summary,
+            if p.needs.is_empty() {
+                String::new()
+            } else {
+                format!(" (needs {})", p.needs.join(", "))
+            }
+        );
+    }
+    out + &format!(
+        "on in this configuration: {}\n",
+        config.plugins_on().join(", ")
+    )
+}
+
+fn main() -> Result<()> {
+    let mut cli: Cli = cli::parse();
+    if cli.plugins.as_deref() == Some("list") {
+        cli.plugins = None;
+        print!("{}", plugin_table(&agent_config(&cli)?));
+        return Ok(());
+    }
+    cli.common.init_logging();
+    cli.run.check_workers(&cli.target)?;
+    let config = agent_config(&cli)?;
+    let learns = config.choice != Choice::Uniform;
+    if !learns && (cli.model_in.is_some() || cli.model_out.is_some()) {
+        bail!("--preset random learns nothing: --model-in and --model-out do not apply");
+    }
     let mut agent = PirlAgent::new(config.clone()).context("building the PIRLTest agent")?;
     if let Some(path) = &cli.model_in {
         let network = QNetwork::load(path)?;
@@ -255,7 +312,12 @@ fn main() -> Result<()> {
         "pirltest",
         &target,
         &explore_config,
-        serde_json::json!({ "agent": config, "model_in": cli.model_in }),
+        serde_json::json!({
+            "agent": config,
+            "preset": cli.preset,
+            "plugins": config.plugins_on(),
+            "model_in": cli.model_in,
+        }),
     );
     let mut recorder = cli.run.recorder("pirltest", &meta)?;
     let (outcome, mut agent, errors) = if cli.run.workers > 1 {
@@ -301,14 +363,19 @@ fn main() -> Result<()> {
         (outcome, strategy.into_agent(), errors)
     };
     // What was learnt is saved even when the run itself failed.
-    let model_out = cli
-        .model_out
-        .clone()
-        .unwrap_or_else(|| recorder.dir().join("q_network.safetensors"));
-    agent.save_network(&model_out)?;
+    let model_out = learns.then(|| {
+        cli.model_out
+            .clone()
+            .unwrap_or_else(|| recorder.dir().join("q_network.safetensors"))
+    });
+    if let Some(path) = &model_out {
+        agent.save_network(path)?;
+    }
     let stats = agent.stats();
     let agent_json = recorder.dir().join("agent.json");
     let report = serde_json::json!({
+        "preset": cli.preset,
+        "plugins": config.plugins_on(),
         "stats": stats,
         "errors": errors,
         "model": model_out,
@@ -326,6 +393,8 @@ fn main() -> Result<()> {
     }
     gui_testing::say!("run folder: {}", recorder.dir().display());
     gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
-    gui_testing::say!("Q-network: {}", model_out.display());
+    if let Some(path) = &model_out {
+        gui_testing::say!("Q-network: {}", path.display());
+    }
     Ok(())
 }

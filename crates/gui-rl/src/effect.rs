@@ -4,9 +4,7 @@
 //! Eq. 1 rewards a step by how unexplored the next page is, so an action that changes
 //! nothing earns about what any other action on a fresh page earns. On the web such
 //! actions are common: a right or middle click on a button that is not a link, a double
-//! click on a label. In a 100-step run of the earlier agent on the demo app, 48 of the
-//! 100 steps were right or middle clicks and only 7 of them changed the screen (consecutive
-//! screenshots compared outside the clicked widget). [`AgentConfig::idle_reward`]
+//! click on a label (`docs/pirltest.md` has the counts). [`AgentConfig::idle_reward`]
 //! gives such steps their own reward, so the Q-network can learn which actions do
 //! nothing, and [`EffectPrior`] learns how often each kind of action changes anything.
 //!
@@ -19,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use gui_core::{ActionKind, Rect, Screenshot, WidgetKind};
+use gui_core::{Action, ActionKind, ActionParam, Rect, Screenshot, SwipeDirection, WidgetKind};
 
 use crate::{ActionKey, PageId};
 
@@ -76,9 +74,8 @@ pub const BACKDROP_MIN_CHANGED: f64 = 0.3;
 /// Largest share of the cells outside an open dialog that may change while the dialog
 /// stays open: hover tints and text selections behind the backdrop come and go, while
 /// closing the dialog lifts the backdrop, which changes at least
-/// [`BACKDROP_MIN_CHANGED`]. In one demo run a click inside the help dialog cleared a
-/// word selected in the header before (72 cells, 0.11 % at 1280x800), and the agent took
-/// the dialog for closed and clicked behind it for 80 steps.
+/// [`BACKDROP_MIN_CHANGED`]. A click inside a dialog that clears a word selected behind
+/// it changes about 0.1 % of a 1280x800 screen, and must not close the dialog.
 pub const DIALOG_KEPT_SHARE: f64 = 0.02;
 
 /// Share of a screen's edge row of cells that must stand out from the row's most common
@@ -235,7 +232,7 @@ impl ScreenPrint {
 
     /// The boxes of the separate parts of the screen that differ between the two
     /// screens, leaving out the cells that touch any of `except`: groups of changed cells
-    /// at most [`PART_GAP`] cells apart, so that the letters of one changed word make
+    /// at most `PART_GAP` cells apart, so that the letters of one changed word make
     /// one part and a tick and a count elsewhere make two. Empty when nothing differs or
     /// the sizes differ.
     pub fn changed_parts(&self, other: &ScreenPrint, except: &[Rect]) -> Vec<Rect> {
@@ -611,6 +608,23 @@ pub struct Aim {
     /// that ends on the screen do nothing, and on most pages of most apps that is all
     /// scrolls do; learnt together, a long form's hidden Submit button would stay hidden.
     pub beyond: bool,
+}
+
+impl Aim {
+    /// The aim of `action` on the screen `print`: its target's kind, and for a scroll
+    /// whether the screen cuts the page off in the direction it scrolls. A swipe up moves
+    /// the content up and shows what lies below.
+    pub(crate) fn of(action: &Action, print: &ScreenPrint) -> Self {
+        let beyond = action.kind == ActionKind::Swipe
+            && match action.param {
+                Some(ActionParam::Direction(SwipeDirection::Down)) => print.cut_at_top(),
+                _ => print.cut_at_bottom(),
+            };
+        Self {
+            widget: action.widget().map(|w| w.kind),
+            beyond,
+        }
+    }
 }
 
 impl From<Option<WidgetKind>> for Aim {

@@ -25,18 +25,25 @@
 //! ```
 
 mod agent;
+mod config;
 mod effect;
 mod error;
 mod frontier;
+mod known;
+mod learner;
 mod memory;
 mod pages;
+mod plugins;
 mod policy;
+mod presets;
 mod qnet;
 mod reader;
 mod reward;
 mod sequences;
+mod stats;
 
-pub use agent::{AgentConfig, AgentStats, AgentTimings, MAX_KNOWN_WIDGETS, PirlAgent};
+pub use agent::PirlAgent;
+pub use config::AgentConfig;
 pub use effect::{
     Aim, BACKDROP_DIMMING, BACKDROP_FIT, BACKDROP_MAX_BOX, BACKDROP_MIN_CHANGED, BACKDROP_MIN_SIDE,
     BACKDROP_OUTSIDE, CUT_SHARE, CUT_TOLERANCE, DIALOG_KEPT_SHARE, EffectPrior, SEEN_CELLS,
@@ -45,12 +52,16 @@ pub use effect::{
 };
 pub use error::{Error, Result};
 pub use frontier::Frontier;
+pub use known::MAX_KNOWN_WIDGETS;
+pub use learner::TRAINING_NICE;
 pub use memory::{ExplorationMemory, MemoryConfig, MemoryEntry, SharedEntry};
 pub use pages::{
     ActionKey, PageId, PageStats, PageStore, PageStoreConfig, PageView, page_similarity,
     widget_similarity,
 };
+pub use plugins::{PLUGINS, PluginInfo, Role, plugin};
 pub use policy::BoltzmannPolicy;
+pub use presets::{Choice, Preset};
 pub use qnet::{FitReport, QBatch, QNetwork, QNetworkConfig};
 pub use reader::{ScreenRead, ScreenReader, page_view};
 pub use reward::{curiosity_reward, q_target};
@@ -58,3 +69,4 @@ pub use sequences::{
     COMMAND_SLACK, CommandSequences, Control, StepOutcome, TRIPLE_COMMANDS, VALUE_RENEWALS,
     same_control,
 };
+pub use stats::{AgentStats, AgentTimings};

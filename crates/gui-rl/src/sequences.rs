@@ -46,7 +46,7 @@ pub fn same_place(a: &Rect, b: &Rect) -> bool {
 }
 
 /// Whether two controls are the same button: the same kind, in the same place
-/// ([`same_place`]).
+/// (`same_place`).
 pub fn same_control(a: &Control, b: &Control) -> bool {
     a.1 == b.1 && same_place(&a.0, &b.0)
 }
@@ -203,8 +203,8 @@ impl CommandSequences {
     /// count as not yet run again and the screen's budget starts again, at most
     /// [`VALUE_RENEWALS`] times per screen. Only screens showing two to
     /// [`TRIPLE_COMMANDS`] known commands start again: fewer have no orders, and more
-    /// have too many to run again (a cart's 8 commands make 56 pairs; renewing them took
-    /// the steps of other screens in demo runs, `docs/pirltest.md`).
+    /// have too many to run again (a cart's 8 commands make 56 pairs, which would take the
+    /// steps of other screens).
     pub fn values_set(&mut self, on: &[usize]) {
         if on.len() < 2 || on.len() > TRIPLE_COMMANDS || self.budget == 0 {
             return;
@@ -307,8 +307,7 @@ impl CommandSequences {
     /// candidate, the text field it types into, if it does (empty: none), and the first
     /// untyped one wins. What commands do often depends on what the fields hold (Apply
     /// with a coupon code, Submit with an address), and a screen's orders can take its
-    /// whole budget before the policy types anything (the demo's cart, whose eight
-    /// commands were clicked 44 times in a row in one run).
+    /// whole budget before the policy types anything.
     ///
     /// Else a command that completes an order not yet run or opens the way to one. A new
     /// pair counts 1, a new triple 1 more, and a step that completes nothing but can be

@@ -148,3 +148,52 @@ fn bad_settings_are_refused_by_name() {
         assert!(err.contains(field), "{err}");
     }
 }
+
+/// The widget-random baseline chooses among the same candidates, by the seed alone, and
+/// learns nothing: no memory, no retraining.
+#[test]
+fn the_random_preset_draws_by_seed_and_never_trains() {
+    let run = |seed| {
+        let mut a = PirlAgent::new(AgentConfig {
+            seed,
+            ..AgentConfig::random()
+        })
+        .unwrap();
+        let actions: Vec<String> = (0..12)
+            .map(|i| {
+                let action = a
+                    .decide(&screen(1 + i % 3), Platform::Web, &ActionKind::ALL)
+                    .unwrap();
+                format!("{action:?}")
+            })
+            .collect();
+        let stats = a.stats();
+        assert_eq!((stats.memory, stats.retrainings), (0, 0), "{stats:?}");
+        assert_eq!(a.network().unwrap().adam_steps(), 0);
+        actions
+    };
+    assert_eq!(run(3), run(3));
+    assert_ne!(run(3), run(4));
+}
+
+/// The paper's agent runs as the paper has it: every step remembered and learnt from.
+#[test]
+fn the_paper_preset_learns_from_every_step() {
+    let mut a = PirlAgent::new(AgentConfig {
+        seed: 7,
+        ..AgentConfig::paper()
+    })
+    .unwrap();
+    for i in 0..6 {
+        a.decide(&screen(1 + i % 2), Platform::Web, &ActionKind::ALL)
+            .unwrap();
+    }
+    a.network().unwrap(); // waits for the retraining in flight
+    let stats = a.stats();
+    assert_eq!(stats.memory, 5);
+    assert_eq!(stats.retrainings, 5);
+    assert_eq!(
+        stats.dialog_steps + stats.stalled_steps + stats.sequence_steps,
+        0
+    );
+}
