@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use gui_core::{Action, ActionKind};
+use gui_core::{Action, ActionKind, Transition};
 use gui_explore::{Insight, Observation, Strategy};
 use gui_rl::{PirlAgent, ScreenReader};
 
@@ -84,6 +84,14 @@ impl Strategy for PirlStrategy {
         })
     }
 
+    fn learn(&mut self, transition: &Transition) {
+        // The web device measures the app's code coverage after every step; plug-in
+        // `code-novelty` judges the step by it.
+        if let Some(coverage) = &transition.coverage {
+            self.agent.observe_coverage(0, coverage);
+        }
+    }
+
     fn insight(&self) -> Option<Insight> {
         let (page, widgets) = self.agent.last_seen()?;
         Some(Insight {
@@ -157,6 +165,12 @@ impl Strategy for PirlWorker {
             observation.actions,
         );
         decided.unwrap_or_else(|e| self.failed(observation.step, &e))
+    }
+
+    fn learn(&mut self, transition: &Transition) {
+        if let Some(coverage) = &transition.coverage {
+            lock(&self.agent).observe_coverage(self.worker, coverage);
+        }
     }
 
     fn insight(&self) -> Option<Insight> {

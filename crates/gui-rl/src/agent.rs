@@ -21,7 +21,8 @@
 //! ([`plugins`](crate::plugins), registry [`PLUGINS`](crate::PLUGINS)); with none, as in
 //! [`AgentConfig::paper`], this is the paper's algorithm.
 //!
-//! The agent sees only pixels. Several workers, each with its own device, can share one
+//! The agent sees only pixels, and where the device measures it, the app's code coverage
+//! after each step ([`PirlAgent::observe_coverage`]). Several workers, each with its own device, can share one
 //! agent: each reads its screens with its own [`ScreenReader`] (the costly part) and calls
 //! [`PirlAgent::decide_read`] with its worker number. Each worker's step in flight is kept
 //! apart; pages, memory, network and choices are shared.
@@ -32,7 +33,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gui_action::ActionEmbedding;
-use gui_core::{Action, ActionKind, Platform, Rect, Screenshot, Widget};
+use gui_core::{Action, ActionKind, CoverageSnapshot, Platform, Rect, Screenshot, Widget};
 use gui_layout::LayoutEmbedder;
 use gui_vision::{Vision, VisionConfig, WidgetCnn};
 use rand::{Rng, SeedableRng};
@@ -238,6 +239,22 @@ impl PirlAgent {
         }
     }
 
+    /// The app's code coverage after `worker`'s last action, as the device measured it
+    /// ([`gui_core::Transition::coverage`]; cumulative over the run). It tells whether
+    /// that step, which the worker's next decision closes, ran code the run had not run
+    /// before: [`AgentStats::code_steps`](crate::AgentStats::code_steps) counts such
+    /// steps, and plug-in `code-novelty` judges novelty by it. Devices that measure no
+    /// coverage never call this, and nothing changes.
+    pub fn observe_coverage(&mut self, worker: usize, coverage: &CoverageSnapshot) {
+        let new = self.shared.coverage.raise(coverage);
+        // A step no decision will close (the first screen after a restart) still raises
+        // the mark, so that its code is not credited to the next step.
+        if let Some(prev) = self.pending.get_mut(worker).and_then(Option::as_mut) {
+            prev.new_code = new;
+            self.stats.code_steps += u64::from(new == Some(true));
+        }
+    }
+
     /// Closes the previous step with `screen` as its outcome (page counters, reward,
     /// memory, retraining) and chooses the next action among those the platform and the
     /// device support. The same as reading `screen` with a [`ScreenReader`] and calling
@@ -397,7 +414,6 @@ impl PirlAgent {
         } else {
             had_effect(&prev.before, screen, prev.kind, prev.target, prev.left)
         };
-        self.stats.idle_steps += u64::from(!changed);
         let mut step = FinishedStep {
             worker,
             prev,
@@ -411,6 +427,7 @@ impl PirlAgent {
             } else {
                 changed && first_sight
             },
+            idle: !changed,
             reward: None,
             store: &mut self.store,
             shared: &mut self.shared,
@@ -418,9 +435,17 @@ impl PirlAgent {
         for p in &mut self.plugins {
             p.observe(&mut step)?;
         }
-        let (novel, reward) = (step.novel, step.reward);
+        let (novel, idle, reward) = (step.novel, step.idle, step.reward);
         self.stats.novel_steps += u64::from(novel);
-        tracing::debug!(from = prev.page.0, to = page.0, changed, novel, "closed");
+        self.stats.idle_steps += u64::from(idle);
+        tracing::debug!(
+            from = prev.page.0,
+            to = page.0,
+            changed,
+            novel,
+            new_code = prev.new_code,
+            "closed"
+        );
         let reward = match reward {
             Some(r) => r,
             None => self.store.transition_reward(prev.page, page)?,
@@ -542,6 +567,7 @@ impl PirlAgent {
             left,
             chances,
             tried,
+            new_code: None,
         });
         action
     }

@@ -31,6 +31,7 @@ fn input_step(before: Arc<ScreenPrint>, field: Rect) -> Pending {
         index: 0,
         chances: None,
         tried: Vec::new(),
+        new_code: None,
     }
 }
 
@@ -367,6 +368,7 @@ fn close_with(
         resize: false,
         changed,
         novel,
+        idle: !changed,
         reward: None,
         store: &mut store,
         shared,
@@ -394,6 +396,7 @@ fn a_command_lasts_until_the_screen_changes_and_keeps_its_pairs() {
         aim: Aim::from(Some(kind)),
         chances: Some(vec![Some(0.25), Some(0.5)]),
         tried: vec![false, false],
+        new_code: None,
     };
     let (select_all, archive, tick) = (click(0), click(1), click(2));
     let mut plugin = CommandStates::new(&AgentConfig::default());
@@ -530,6 +533,7 @@ fn once_the_size_budget_is_spent_the_agent_goes_back_to_the_start_size() {
             resize: true,
             changed: false,
             novel: false,
+            idle: true,
             reward: None,
             store: &mut store,
             shared: &mut shared,
@@ -837,4 +841,142 @@ fn workers_on_threads_share_one_agent() {
     let stats = agent.lock().unwrap().stats();
     assert_eq!(stats.decisions, 6);
     assert_eq!(stats.memory, 4);
+}
+
+fn covered(functions: u64, bytes: u64) -> gui_core::CoverageSnapshot {
+    gui_core::CoverageSnapshot {
+        functions_covered: functions,
+        bytes_covered: bytes,
+        ..gui_core::CoverageSnapshot::default()
+    }
+}
+
+/// Every action kind but the resizes, which the effect prior does not learn.
+fn no_resizes() -> Vec<ActionKind> {
+    ActionKind::ALL
+        .into_iter()
+        .filter(|k| !resizes(*k))
+        .collect()
+}
+
+/// The chance the effect prior gives worker 0's step in flight on its page once the
+/// next decision, on `shot`, has closed it.
+fn prior_after(a: &mut PirlAgent, shot: &Screenshot) -> f64 {
+    let prev = a.pending[0].clone().unwrap();
+    a.decide(shot, Platform::Web, &no_resizes()).unwrap();
+    a.shared.prior.chance(prev.page, prev.key, prev.aim)
+}
+
+#[test]
+fn with_code_novelty_new_code_is_novel_and_paid_and_new_pixels_alone_are_idle() {
+    let shots = screens();
+    let run = |code_novelty: bool| {
+        let mut a = agent_with(AgentConfig {
+            code_novelty,
+            ..AgentConfig::default()
+        });
+        a.decide(&shots[0], Platform::Web, &no_resizes()).unwrap();
+        // The first snapshot has nothing to be compared with: the screen judges the step.
+        a.observe_coverage(0, &covered(10, 1000));
+        a.decide(&shots[0], Platform::Web, &no_resizes()).unwrap();
+        let first = a.stats();
+        // The same screen again, but the action ran a new branch.
+        a.observe_coverage(0, &covered(10, 1200));
+        let chance = prior_after(&mut a, &shots[0]);
+        let second = a.stats();
+        // A new screen whose action ran nothing new.
+        a.observe_coverage(0, &covered(10, 1200));
+        a.decide(&shots[1], Platform::Web, &no_resizes()).unwrap();
+        (first, second, chance, a.stats())
+    };
+    let count = |s: &AgentStats| (s.idle_steps, s.novel_steps, s.code_steps);
+    let (first, second, chance, third) = run(true);
+    assert_eq!(count(&first), (1, 0, 0));
+    assert_eq!(first.last_reward, 0.0);
+    // New code on an unchanged screen: novel, not idle, paid 1.
+    assert_eq!(count(&second), (1, 1, 1));
+    assert_eq!(second.last_reward, 1.0);
+    // New pixels and no new code: idle, not novel, and paid by Eq. 1 (a fresh page
+    // reached from one seen 3 times).
+    assert_eq!(count(&third), (2, 1, 1));
+    assert!(
+        (third.last_reward - 1.0 / 3f64.sqrt()).abs() < 1e-9,
+        "{third:?}"
+    );
+
+    // Without the plug-in the screen judges: the unchanged screen is idle and paid 0,
+    // the new one novel, and the effect prior thinks less of the action that ran code.
+    let (first_off, second_off, chance_off, third_off) = run(false);
+    assert_eq!(count(&first_off), (1, 0, 0));
+    assert_eq!(count(&second_off), (2, 0, 1));
+    assert_eq!(second_off.last_reward, 0.0);
+    assert_eq!(count(&third_off), (2, 1, 1));
+    assert!(chance > chance_off, "{chance} against {chance_off}");
+}
+
+#[test]
+fn without_coverage_code_novelty_changes_nothing_and_coverage_alone_changes_nothing() {
+    let shots = screens();
+    let run = |code_novelty: bool, coverage: bool| {
+        let mut a = agent_with(AgentConfig {
+            code_novelty,
+            ..AgentConfig::default()
+        });
+        let mut actions = Vec::new();
+        for (step, i) in [0, 1, 0, 2, 2, 1, 0, 0].into_iter().enumerate() {
+            actions.push(
+                a.decide(&shots[i], Platform::Web, &ActionKind::ALL)
+                    .unwrap(),
+            );
+            if coverage {
+                a.observe_coverage(0, &covered(step as u64 / 2, 100 * step as u64));
+            }
+        }
+        let s = a.stats();
+        (
+            actions,
+            s.idle_steps,
+            s.novel_steps,
+            s.last_reward,
+            s.code_steps,
+        )
+    };
+    let plain = run(false, false);
+    assert_eq!(run(true, false), plain);
+    // Coverage observed by the default preset is counted and changes nothing else: the
+    // bytes rise after every action, the first snapshot has nothing before it.
+    let counted = run(false, true);
+    assert_eq!(counted.4, 7);
+    assert_eq!(counted.0, plain.0);
+    assert_eq!(
+        (counted.1, counted.2, counted.3),
+        (plain.1, plain.2, plain.3)
+    );
+    // With the plug-in, the same coverage makes every step novel and none idle: the
+    // first (to a new screen) by its screen, the 6 after it by their code.
+    let (_, idle, novel, reward, _) = run(true, true);
+    assert_eq!((idle, novel, reward), (0, 7, 1.0));
+    assert_ne!((plain.1, plain.2), (0, 7));
+}
+
+#[test]
+fn coverage_after_a_restart_is_not_credited_to_the_next_step() {
+    let shots = screens();
+    let mut a = agent_with(AgentConfig {
+        code_novelty: true,
+        ..AgentConfig::default()
+    });
+    a.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+        .unwrap();
+    a.observe_coverage(0, &covered(10, 1000));
+    a.reset_episode();
+    // The restart's start screen runs code, but no step is in flight to take it.
+    a.observe_coverage(0, &covered(12, 1500));
+    a.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+        .unwrap();
+    a.observe_coverage(0, &covered(12, 1500));
+    a.decide(&shots[0], Platform::Web, &ActionKind::ALL)
+        .unwrap();
+    let s = a.stats();
+    assert_eq!((s.code_steps, s.novel_steps, s.idle_steps), (0, 0, 1));
 }

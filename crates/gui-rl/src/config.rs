@@ -129,6 +129,13 @@ pub struct AgentConfig {
     /// differs from a kept screen of a known page (outside a dialog, at the same size) in
     /// at most [`local_page`](Self::local_page) of its cells, is that page.
     pub print_pages: bool,
+    /// Plug-in `code-novelty`: on a device that measures the app's code coverage, a step
+    /// showed something new when it ran code the run had not run, not when it showed new
+    /// pixels, and such a step is paid what Eq. 1 pays a first arrival on a fresh page
+    /// ([`PirlAgent::observe_coverage`](crate::PirlAgent::observe_coverage)). New screens
+    /// and new behaviour part ways on the web: tooltips and hover menus show new pixels
+    /// and run nothing, a validating handler runs new code and shows nothing.
+    pub code_novelty: bool,
     /// Retrain the network after this many steps (the paper retrains "constantly").
     pub train_every: usize,
     /// Decide without waiting for a retraining in flight. A decision then uses the
@@ -198,6 +205,7 @@ impl Default for AgentConfig {
             region_sights: 4,
             anchor_match: true,
             print_pages: false,
+            code_novelty: false,
             train_every: 1,
             train_async: false,
             train_samples: 64,

@@ -41,12 +41,21 @@ pub struct AgentStats {
     pub last_loss: f32,
     /// Reward of the last transition.
     pub last_reward: f64,
-    /// Steps that led to a screen the run had not seen (resizes: to a new page).
+    /// Steps that led to a screen the run had not seen (resizes: to a new page); with
+    /// plug-in `code-novelty`, on a device that measures coverage, steps that ran code
+    /// the run had not run.
     #[serde(default)]
     pub novel_steps: u64,
-    /// Steps whose action changed nothing on the screen but its own widget's hover tint.
+    /// Steps whose action changed nothing on the screen but its own widget's hover tint;
+    /// with plug-in `code-novelty`, on a device that measures coverage, steps that ran no
+    /// code the run had not run.
     #[serde(default)]
     pub idle_steps: u64,
+    /// Steps that ran code the run had not run before, on a device that measures the
+    /// app's coverage ([`PirlAgent::observe_coverage`](crate::PirlAgent::observe_coverage)),
+    /// with or without plug-in `code-novelty`.
+    #[serde(default)]
+    pub code_steps: u64,
     /// Decisions made with a dialog open over a backdrop, among its widgets
     /// (plug-in `modal-focus`).
     #[serde(default)]

@@ -34,6 +34,7 @@ use crate::{
     Result, ScreenPrint,
 };
 
+pub(crate) mod code;
 pub(crate) mod commands;
 pub(crate) mod dialog;
 pub(crate) mod novelty;
@@ -68,6 +69,10 @@ pub(crate) struct Pending {
     pub chances: Option<Vec<Option<f64>>>,
     /// Which candidates had run on the page before (empty under the uniform choice).
     pub tried: Vec<bool>,
+    /// Whether the step ran code the run had not run ([`code::CoverageMark::raise`]);
+    /// `None` until the device reports its coverage after the step
+    /// ([`PirlAgent::observe_coverage`](crate::PirlAgent::observe_coverage)).
+    pub new_code: Option<bool>,
 }
 
 /// What the plug-ins learn together during a run. The paper's agent keeps neither map.
@@ -80,6 +85,8 @@ pub(crate) struct Shared {
     /// The command each worker's next action comes right after, with its page
     /// (plug-in `command-states`; the effect prior then reads the pair's record).
     after_command: Vec<Option<(PageId, ActionKey)>>,
+    /// The most code the run had covered (plug-in `code-novelty`).
+    pub coverage: code::CoverageMark,
 }
 
 impl Shared {
@@ -149,6 +156,9 @@ pub(crate) struct FinishedStep<'a> {
     /// Whether it showed something the run had not seen: by default a screen not seen
     /// before (a resize: a new page).
     pub novel: bool,
+    /// Whether it counts as idle in [`AgentStats::idle_steps`]: by default when it did
+    /// not [`change`](Self::changed) the screen.
+    pub idle: bool,
     /// A reward in place of Eq. 1's.
     pub reward: Option<f64>,
     pub store: &'a mut PageStore,

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Plugin, commands, dialog, novelty, orders, pages, prior, resize, routes, values};
+use super::{
+    Plugin, code, commands, dialog, novelty, orders, pages, prior, resize, routes, values,
+};
 use crate::{AgentConfig, Error, Result};
 
 /// Makes a plug-in's trait object from the config.
@@ -131,6 +133,8 @@ pub const PLUGINS: &[PluginInfo] = &[
         "a part of a page shows something new for at most 4 distinct sights" },
     plugin! { "idle-reward", true, Learns, [], knob!(idle_reward, None), object!(novelty::IdleReward),
         "a step that changed nothing but its widget's tint is paid 0, not Eq. 1" },
+    plugin! { "code-novelty", false, Sees, [], switch!(code_novelty), object!(code::CodeNovelty),
+        "with coverage measured, a step is new iff it ran new code, and is paid 1" },
     plugin! { "target-network", true, Learns, [], knob!(target_every, 0), None,
         "Eq. 3's targets from a copy of the network refreshed every 10 retrainings" },
     plugin! { "effect-prior", true, Weighs, [], switch!(effect_prior), object!(prior::EffectPriorPlugin),
@@ -202,5 +206,49 @@ mod tests {
         assert_eq!(built, expected);
         // The paper's agent has none.
         assert!(crate::plugins::build(&AgentConfig::paper()).is_empty());
+    }
+
+    #[test]
+    fn code_novelty_judges_after_the_screen_and_before_what_learns_from_novelty() {
+        let at = |name: &str| PLUGINS.iter().position(|p| p.name == name).unwrap();
+        for screen in ["local-novelty", "idle-reward"] {
+            assert!(at(screen) < at("code-novelty"), "{screen}");
+        }
+        for learner in [
+            "effect-prior",
+            "state-refresh",
+            "state-reward",
+            "command-states",
+            "stall-reset",
+        ] {
+            assert!(at("code-novelty") < at(learner), "{learner}");
+        }
+        let info = plugin("code-novelty").unwrap();
+        assert!(!info.in_default);
+        assert_eq!(info.role, Role::Sees);
+        assert!(!info.is_on(&AgentConfig::default()));
+
+        // `--plugins code-novelty` on the default keeps the rest, which learn from it.
+        let mut config = AgentConfig::default();
+        config.apply_plugins("code-novelty").unwrap();
+        assert!(config.code_novelty);
+        let mut expected = AgentConfig::default().plugins_on();
+        let i = expected.iter().position(|n| *n == "idle-reward").unwrap();
+        expected.insert(i + 1, "code-novelty");
+        assert_eq!(config.plugins_on(), expected);
+        let built: Vec<&str> = crate::plugins::build(&config)
+            .iter()
+            .map(|p| p.name())
+            .collect();
+        assert!(built.contains(&"code-novelty") && built.contains(&"effect-prior"));
+        // It needs nothing, and the widget-random baseline may count by it.
+        let mut paper = AgentConfig::paper();
+        paper.apply_plugins("code-novelty").unwrap();
+        assert_eq!(paper.plugins_on(), ["code-novelty"]);
+        let mut random = AgentConfig::random();
+        random.apply_plugins("code-novelty").unwrap();
+        random.validate_plugins().unwrap();
+        config.apply_plugins("-code-novelty").unwrap();
+        assert_eq!(config, AgentConfig::default());
     }
 }
