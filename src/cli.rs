@@ -110,6 +110,12 @@ pub fn parse_from<C: Parser>(args: impl IntoIterator<Item = OsString>) -> Result
 /// run again (give a `--webdriver` URL with credentials again with `--resume`).
 static ARGV: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
+/// The command line [`parse_from`] saw (see [`ARGV`]), for tools that write `run.json`
+/// themselves and still want `--resume` to work.
+pub fn recorded_command_line() -> Option<&'static [String]> {
+    ARGV.get().map(Vec::as_slice)
+}
+
 fn replayable(args: &[OsString]) -> Vec<String> {
     let mut out = Vec::new();
     let mut it = args.iter().map(|a| a.to_string_lossy().into_owned());
@@ -461,7 +467,7 @@ pub struct TargetArgs {
     /// After the web app's page has loaded, wait this long before the first step: for
     /// apps that draw themselves seconds after the load event (a spreadsheet behind a
     /// "Loading…" spinner). Default 0.
-    #[arg(long, value_name = "SECONDS", value_parser = settle_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = settle_seconds, allow_hyphen_values = true)]
     pub settle: Option<f64>,
 }
 
@@ -536,7 +542,8 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_minutes(s: &str) -> Result<f64, String> {
+/// A positive number of minutes (`--minutes` and the tools' phase budgets).
+pub fn parse_minutes(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
         _ => Err(format!("`{s}` is not a positive number of minutes")),
@@ -1051,7 +1058,10 @@ mod tests {
 
     #[test]
     fn settle_takes_seconds_and_refuses_others_by_value() {
-        assert_eq!(demo("", &["--settle", "2.5"]).unwrap().target.settle, Some(2.5));
+        assert_eq!(
+            demo("", &["--settle", "2.5"]).unwrap().target.settle,
+            Some(2.5)
+        );
         assert_eq!(demo("", &[]).unwrap().target.settle, None);
         for bad in ["-1", "soon", "601"] {
             let e = demo("", &["--settle", bad]).unwrap_err().to_string();

@@ -13,6 +13,7 @@ pub use gui_vision as vision;
 pub mod cli;
 pub mod gauntlet;
 pub mod pirltest;
+pub mod progress;
 pub mod visiondroid;
 
 /// `println!` for the binaries' results on stdout, except that a reader who has gone away

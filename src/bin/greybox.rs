@@ -2,6 +2,7 @@
 //! (Arlt et al., ISSTA 2012) on a web app (default: the bundled demo).
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
@@ -11,11 +12,12 @@ use gui_greybox::desktop::SwingApp;
 use gui_greybox::js::JsConfig;
 use gui_greybox::web::WebApp;
 use gui_greybox::{
-    Edg, Efg, GreyboxApp, Mode, ReadWrite, ReplayConfig, ReplayOutcome, RipConfig, plan, replay,
-    rip,
+    Edg, Efg, GreyboxApp, Mode, ReadWrite, ReplayConfig, ReplayOutcome, RipConfig, RipCut,
+    RipOutcome, RipState, Ripped, Ripper, plan, replay_watched,
 };
 use gui_testing::cli::{self, CommonArgs, TargetArgs, write_report};
-use serde_json::json;
+use gui_testing::progress::{PhaseProgress, budget_text, format_duration};
+use serde_json::{Value, json};
 
 /// Rip an app's GUI into an event-flow graph, analyse its event handlers into an
 /// event-dependency graph, generate test cases and replay them with a crash oracle.
@@ -81,9 +83,23 @@ struct Cli {
     /// Screen size of the X server for a Java app, WIDTHxHEIGHT.
     #[arg(long, default_value = "1024x768", value_parser = cli::parse_size)]
     screen: Size,
+    /// Stop the whole run after this many minutes: the scripts' analysis, the rip, the
+    /// generation and the replay share it. Replay stops starting test cases when it is
+    /// spent.
+    #[arg(long, allow_hyphen_values = true, value_parser = cli::parse_minutes)]
+    minutes: Option<f64>,
+    /// Stop ripping after this many minutes and go on with the events ripped (default:
+    /// half of what --minutes leaves when the rip starts, 85% of it with --dry-run).
+    #[arg(long, allow_hyphen_values = true, value_parser = cli::parse_minutes)]
+    rip_minutes: Option<f64>,
     /// Run folder (default: runs/greybox-<unix time>).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     out: Option<PathBuf>,
+    /// Continue the run in this folder (a rip cut by its budget, or killed) with its own
+    /// settings: the rip goes on from its `rip.json`, then test cases are generated and
+    /// replayed again. Flags given with it win (e.g. a larger --rip-minutes).
+    #[arg(long, value_name = "RUN_DIR")]
+    resume: Option<PathBuf>,
 }
 
 /// The app under test, on the web or on the desktop.
@@ -125,11 +141,15 @@ const EXAMPLES: &str = "Examples:
   greybox                                      the bundled demo, grey-box, len 2, top inf (D)
   greybox --mode blackbox --len 2              every pair of events the GUI allows (B)
   greybox --len 3 --top 50 --efg runs/d/efg.json   reuse a rip (E)
-  greybox --app-dir dist --helpers '$on,$delegate' --dry-run";
+  greybox --app-dir dist --helpers '$on,$delegate' --dry-run
+  greybox --url http://localhost:8080 --minutes 5 --rip-minutes 3   bounded run
+  greybox --resume runs/greybox-1796000000     continue a rip cut by its budget or killed";
 
 fn main() -> Result<()> {
+    let started = Instant::now();
     let cli: Cli = cli::parse();
     cli.common.init_logging();
+    let verbose = cli.common.verbose > 0;
     let mode = match cli.mode.as_str() {
         "blackbox" => Mode::Blackbox {
             len: cli.len as usize,
@@ -139,22 +159,53 @@ fn main() -> Result<()> {
             top: cli.top.0,
         },
     };
-    let dir = cli.out.clone().unwrap_or_else(|| {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        PathBuf::from("runs").join(format!("greybox-{t}"))
-    });
-    // Bad input fails before anything starts: an earlier rip that does not read, or a run
-    // folder that is already there.
+    let dir = match (&cli.resume, &cli.out) {
+        (Some(d), _) | (None, Some(d)) => d.clone(),
+        (None, None) => {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            PathBuf::from("runs").join(format!("greybox-{t}"))
+        }
+    };
+    let total = cli.minutes.map(minutes);
+    let deadline = total.map(|t| started + t);
+    // Bad input fails before anything starts: an earlier rip that does not read, a run
+    // folder that is already there, or one to resume that is not a greybox run.
     let reused = cli.efg.as_deref().map(read_efg).transpose()?;
-    if dir.join("run.json").exists() {
-        bail!(
-            "{} already holds a run; choose another --out",
-            dir.display()
-        );
-    }
+    let mut reopened = match &cli.resume {
+        Some(d) => {
+            let context = || format!("--resume {}", d.display());
+            let reopened = gui_explore::RunRecorder::reopen(d).with_context(context)?;
+            let theirs = reopened.prior().meta["strategy"]
+                .as_str()
+                .unwrap_or("unknown");
+            if theirs != "greybox" {
+                bail!(
+                    "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
+                    d.display()
+                );
+            }
+            Some(reopened)
+        }
+        None => {
+            if dir.join("run.json").exists() {
+                bail!(
+                    "{} already holds a run; choose another --out",
+                    dir.display()
+                );
+            }
+            None
+        }
+    };
+    let prior_rip = match (&reopened, &reused) {
+        (Some(_), None) => read_rip_state(&dir)?,
+        _ => None,
+    };
+    announce(&cli, mode, &dir, prior_rip.as_ref(), total);
+
     let mut _server = None;
+    let mut recorder = None;
     let (mut app, url) = match &cli.java_main {
         Some(main) => {
             let mut classpath = cli.java_classpath.clone();
@@ -177,84 +228,72 @@ fn main() -> Result<()> {
         None => {
             let (device, url, server) = cli.target.start_chromium()?;
             _server = server;
+            // The run folder exists before the scripts are read and analysed (seconds to
+            // minutes on a large app), so that even a run stopped then can be resumed.
+            let device_name = gui_driver::Device::describe(&device);
+            recorder = Some(open_run(
+                reopened.take(),
+                &dir,
+                &meta(&cli, mode, &url, &device_name),
+            )?);
             let mut js = JsConfig::default();
             js.helper_names.extend(cli.helpers.iter().cloned());
+            let t = Instant::now();
             let app = WebApp::new(device, &js).context("reading the app's scripts")?;
             for e in app.script_errors() {
                 eprintln!("greybox: skipped part of the analysis: {e}");
             }
+            eprintln!(
+                "greybox: read {} scripts ({} KiB) of {url} in {:.1} s",
+                app.scripts().len(),
+                app.scripts().iter().map(|s| s.source.len()).sum::<usize>() / 1024,
+                t.elapsed().as_secs_f64()
+            );
             (App::Web(Box::new(app)), url)
         }
     };
-    let meta = json!({
-        "strategy": "greybox",
-        "url": url,
-        "device": app.gui().describe(),
-        "greybox": { "mode": mode, "input": cli.input, "max_events": cli.max_events,
-                     "max_depth": cli.max_depth, "limit": cli.limit },
-        "throttle": "settle",
-    });
-    let mut recorder = gui_explore::RunRecorder::create(&dir, &meta)
-        .with_context(|| format!("creating run folder {}", dir.display()))?;
-
-    // 1. The event-flow graph.
-    let (efg, rip_ms) = match reused {
-        Some(efg) => (efg, 0),
+    let mut recorder = match recorder {
+        Some(r) => r,
         None => {
+            let device_name = app.gui().describe();
+            open_run(reopened, &dir, &meta(&cli, mode, &url, &device_name))?
+        }
+    };
+    let steps_before = recorder.take_prior().map_or(0, |p| p.last_step());
+    let mut edg_of = EdgBuilder::new(cli.plain_edg);
+
+    // 1. The event-flow graph, saved as it grows.
+    let (efg, ripped) = match reused {
+        Some(efg) => (efg, None),
+        None => {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let budget = match (cli.rip_minutes.map(minutes), left) {
+                (Some(r), Some(l)) => Some(r.min(l)),
+                (Some(r), None) => Some(r),
+                // Building the EDG and generating take time too (a minute for a dense EDG
+                // of 700 events in a debug build).
+                (None, Some(l)) if cli.dry_run => Some(l.mul_f64(0.85)),
+                (None, Some(l)) => Some(l / 2),
+                (None, None) => None,
+            };
             let config = RipConfig {
                 max_events: cli.max_events,
                 max_depth: cli.max_depth,
                 input: cli.input.clone(),
+                budget,
                 ..RipConfig::default()
             };
-            let ripped = rip(app.gui(), &config).context("ripping the GUI")?;
-            eprintln!(
-                "greybox: ripped {} events, {} EFG edges, {} states in {:.1} s ({} events fired, {} broken paths)",
-                ripped.efg.len(),
-                ripped.efg.edge_count(),
-                ripped.states,
-                ripped.duration_ms as f64 / 1e3,
-                ripped.fired,
-                ripped.broken_paths
-            );
-            for f in &ripped.failed {
-                eprintln!("greybox: firing failed while ripping: {f}");
-            }
-            let mut keys: Vec<&str> = ripped.signals.iter().map(|s| s.key.as_str()).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            for k in keys {
-                eprintln!("greybox: seen while ripping: {k}");
-            }
-            (ripped.efg, ripped.duration_ms)
+            let ripped = rip_saving(&mut app, &config, prior_rip, &dir, &mut edg_of, verbose)?;
+            (ripped.efg.clone(), Some(ripped))
         }
     };
     write_json(&dir.join("efg.json"), &efg)?;
 
     // 2. The event-dependency graph (Algorithm 1).
-    let rw: Vec<ReadWrite> = if cli.plain_edg {
-        efg.events.iter().map(|e| app.read_write(e)).collect()
-    } else {
-        efg.read_writes(|e| app.read_write(e))
-    };
-    let edg_started = std::time::Instant::now();
-    let mut edg = Edg::build(&rw);
-    let overwritten = if cli.plain_edg {
-        0
-    } else {
-        edg.drop_overwritten(&efg, &rw)
-    };
+    let edg_started = Instant::now();
+    let (edg, rw, overwritten) = edg_of.build(&efg, &app);
     let edg_ms = edg_started.elapsed().as_secs_f64() * 1e3;
-    write_json(
-        &dir.join("edg.json"),
-        &json!({
-            "edges": edg.fields.iter().map(|((a, b), f)| json!({
-                "from": efg.events[*a].id, "to": efg.events[*b].id,
-                "weight": f.len(), "fields": f })).collect::<Vec<_>>(),
-            "handlers": efg.events.iter().zip(&rw).map(|(e, rw)| json!({
-                "event": e.id, "reads": rw.reads, "writes": rw.writes })).collect::<Vec<_>>(),
-        }),
-    )?;
+    write_edg(&dir, &efg, &edg, &rw)?;
 
     // 3. Test cases (Algorithms 2 and 3, or the black-box paths).
     let p = plan(&efg, &edg, mode);
@@ -287,16 +326,55 @@ fn main() -> Result<()> {
         for s in &cases {
             gui_testing::say!("{}", efg.ids(&s.events).join(" , "));
         }
+        if let Some(r) = &ripped {
+            say_cut(r, &dir);
+        }
         return Ok(());
     }
 
-    // 4. Replay with the crash oracle.
+    // 4. Replay with the crash oracle, within what is left of the run's budget.
+    let budget = deadline.map(|d| d.saturating_duration_since(Instant::now()));
     let config = ReplayConfig {
         input: cli.input.clone(),
+        budget,
+        steps_before,
     };
-    let out = replay(app.gui(), &efg, &cases, Some(&mut recorder), &config)
-        .context("replaying the test cases")?;
-    let summary = summary(&out, &app.gui().describe(), mode);
+    let mut progress =
+        PhaseProgress::start("greybox", "replaying", "test cases", verbose, deadline);
+    let n = cases.len() as u64;
+    let out = replay_watched(
+        app.gui(),
+        &efg,
+        &cases,
+        Some(&mut recorder),
+        &config,
+        &mut |case, out| {
+            tracing::info!(
+                "test case {}: {} events fired{}{}",
+                case.sequence,
+                case.fired,
+                case.broken_at
+                    .map_or(String::new(), |p| format!(", broke at event {p}")),
+                if case.signals.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", case.signals.join(", "))
+                }
+            );
+            progress.update(
+                out.cases.len() as u64,
+                n,
+                &format!("{} broken, {} bugs", out.broken, out.signals.len()),
+            );
+        },
+    )
+    .context("replaying the test cases")?;
+    progress.finish();
+    let cut_by_time = out.not_replayed > 0
+        || ripped
+            .as_ref()
+            .is_some_and(|r| r.cut == Some(RipCut::Budget));
+    let summary = summary(&out, &app.gui().describe(), mode, cut_by_time);
     recorder.finish(&summary)?;
     let row = json!({
         "mode": mode,
@@ -308,15 +386,17 @@ fn main() -> Result<()> {
         "edg_ms": edg_ms,
         "events_with_effects": efg.effects.len(),
         "sequences": p.generated.sequences.len(),
-        "replayed": cases.len(),
+        "replayed": out.cases.len(),
+        "not_replayed": out.not_replayed,
         "broken": out.broken,
         "lost": out.cases.iter().filter(|c| c.lost.is_some()).count(),
         "unreachable_events": p.generated.unreachable.len(),
-        "rip_s": rip_ms as f64 / 1e3,
+        "rip": ripped.as_ref().map(rip_report),
+        "rip_s": ripped.as_ref().map_or(0.0, |r| r.duration_ms as f64 / 1e3),
         "generation_ms": p.generation_ms,
         "generation_ms_per_sequence": p.generation_ms / p.generated.sequences.len().max(1) as f64,
         "execution_s": out.duration_ms as f64 / 1e3,
-        "execution_s_per_case": out.duration_ms as f64 / 1e3 / cases.len().max(1) as f64,
+        "execution_s_per_case": out.duration_ms as f64 / 1e3 / out.cases.len().max(1) as f64,
         "coverage": out.coverage,
         "covered_functions": app.gui().device().covered_functions()?,
         "bugs": out.signals.iter().map(|(k, (case, _))| json!({ "key": k, "first_case": case,
@@ -327,7 +407,7 @@ fn main() -> Result<()> {
     let cov = cli::coverage_text(out.coverage);
     gui_testing::say!(
         "greybox {mode}: {} test cases ({} broken), {} events fired in {:.1} s, coverage {cov}, {} unique signals",
-        cases.len(),
+        out.cases.len(),
         out.broken,
         out.steps,
         out.duration_ms as f64 / 1e3,
@@ -336,11 +416,364 @@ fn main() -> Result<()> {
     for (key, (case, _)) in &out.signals {
         gui_testing::say!("  {key}  <- {}", efg.ids(&cases[*case].events).join(" , "));
     }
+    if out.not_replayed > 0 {
+        gui_testing::say!(
+            "  cut: the time budget ran out with {} of {} test cases not replayed",
+            out.not_replayed,
+            cases.len()
+        );
+    }
+    if let Some(r) = &ripped {
+        say_cut(r, &dir);
+    }
     gui_testing::say!("report: {}", report.display());
     Ok(())
 }
 
-fn summary(out: &ReplayOutcome, device: &str, mode: Mode) -> Summary {
+fn minutes(m: f64) -> Duration {
+    Duration::from_secs_f64(m * 60.0)
+}
+
+/// What `run.json` records about the run: its settings and the command line `--resume`
+/// starts it again with.
+fn meta(cli: &Cli, mode: Mode, url: &str, device: &str) -> Value {
+    json!({
+        "strategy": "greybox",
+        "url": url,
+        "device": device,
+        "greybox": { "mode": mode, "input": cli.input, "max_events": cli.max_events,
+                     "max_depth": cli.max_depth, "limit": cli.limit,
+                     "minutes": cli.minutes, "rip_minutes": cli.rip_minutes },
+        "throttle": "settle",
+        "argv": cli::recorded_command_line(),
+    })
+}
+
+/// The run folder: the one `--resume` reopened, or a new one.
+fn open_run(
+    reopened: Option<gui_explore::ReopenedRun>,
+    dir: &Path,
+    meta: &Value,
+) -> Result<gui_explore::RunRecorder> {
+    match reopened {
+        Some(r) => r
+            .resume()
+            .with_context(|| format!("--resume {}", dir.display())),
+        None => gui_explore::RunRecorder::create(dir, meta)
+            .with_context(|| format!("creating run folder {}", dir.display())),
+    }
+}
+
+/// The first line: what the run is about to do, and how long it may take.
+fn announce(cli: &Cli, mode: Mode, dir: &Path, prior: Option<&RipState>, total: Option<Duration>) {
+    let target = match (&cli.java_main, &cli.target.url, &cli.target.app_dir) {
+        (Some(main), _, _) => format!("the Java app {main}"),
+        (None, Some(url), _) => url.clone(),
+        (None, None, Some(d)) => d.join(&cli.target.entry).display().to_string(),
+        (None, None, None) => "the bundled demo app".into(),
+    };
+    let rip = match (&cli.efg, prior) {
+        (Some(f), _) => format!("reuse the event-flow graph of {}", f.display()),
+        (None, Some(s)) => format!(
+            "continue the rip ({} of {} events found ripped so far) for {}",
+            s.ripped(),
+            s.known(),
+            rip_budget_text(cli)
+        ),
+        (None, None) => format!(
+            "rip its GUI (at most {} events, {} deep) for {}",
+            cli.max_events,
+            cli.max_depth,
+            rip_budget_text(cli)
+        ),
+    };
+    let then = if cli.dry_run {
+        format!("generate {mode} test cases and print them")
+    } else {
+        format!("generate {mode} test cases and replay them")
+    };
+    eprintln!(
+        "greybox: {target}: read its code, {rip}, {then}; whole run: {}; run folder {}",
+        budget_text(total),
+        dir.display()
+    );
+}
+
+fn rip_budget_text(cli: &Cli) -> String {
+    match (cli.rip_minutes, cli.minutes) {
+        (Some(r), _) => budget_text(Some(minutes(r))),
+        (None, Some(_)) if cli.dry_run => "85% of what --minutes leaves".into(),
+        (None, Some(_)) => "half of what --minutes leaves".into(),
+        (None, None) => "as long as it takes (no --minutes or --rip-minutes)".into(),
+    }
+}
+
+/// Rips the app event by event, showing the progress and saving the rip (`rip.json`,
+/// `efg.json`, `edg.json`) every few seconds and at the end, so that a rip that is
+/// killed keeps what it learnt and `--resume` continues it.
+fn rip_saving(
+    app: &mut App,
+    config: &RipConfig,
+    prior: Option<RipState>,
+    dir: &Path,
+    edg_of: &mut EdgBuilder,
+    verbose: bool,
+) -> Result<Ripped> {
+    const SAVE_EVERY: Duration = Duration::from_secs(3);
+    let mut ripper = match prior {
+        Some(state) => Ripper::resume(config, state),
+        None => Ripper::new(config),
+    };
+    let deadline = ripper.time_left().map(|l| Instant::now() + l);
+    let mut progress = PhaseProgress::start("greybox", "ripping", "events", verbose, deadline);
+    let mut saved = Instant::now();
+    let mut save_every = SAVE_EVERY;
+    loop {
+        let step = match ripper.step(app.gui()) {
+            Ok(s) => s,
+            Err(e) => {
+                progress.finish();
+                let edg = edg_of.cheap().then_some((&mut *edg_of, &*app));
+                save_rip(dir, ripper.state(), config, edg)?;
+                return Err(anyhow::Error::new(e).context(format!(
+                    "ripping the GUI (what was ripped is saved; `greybox --resume {}` continues)",
+                    dir.display()
+                )));
+            }
+        };
+        let Some(step) = step else { break };
+        let what = match &step.outcome {
+            RipOutcome::Fired { successors, new } => {
+                format!("{successors} events enabled after it, {new} new")
+            }
+            RipOutcome::BrokenPath => "the path to its state no longer plays".into(),
+            RipOutcome::Failed(e) => format!("firing failed: {e}"),
+        };
+        tracing::info!(
+            "ripped {}: {what} ({} events fired, {} ms)",
+            step.event,
+            step.fired,
+            step.duration_ms
+        );
+        let s = ripper.state();
+        progress.update(
+            s.ripped() as u64,
+            s.known() as u64,
+            &format!(
+                "{} states, {} broken paths",
+                s.seen_states.len(),
+                s.broken_paths
+            ),
+        );
+        // Saving a large rip takes time itself: at most a tenth of it. The EDG is saved
+        // with it while that is quick; a dense one (hundreds of events that all share
+        // fields) is written once, after the rip.
+        if saved.elapsed() >= save_every {
+            let t = Instant::now();
+            let edg = edg_of.cheap().then_some((&mut *edg_of, &*app));
+            save_rip(dir, ripper.state(), config, edg)?;
+            save_every = SAVE_EVERY.max(t.elapsed() * 10);
+            saved = Instant::now();
+        }
+    }
+    progress.finish();
+    // The EDG of the final EFG is built and written next, by the caller.
+    save_rip(dir, ripper.state(), config, None)?;
+    let ripped = ripper.finish();
+    eprintln!(
+        "greybox: ripped {} events, {} EFG edges, {} states in {:.1} s ({} events fired, {} broken paths)",
+        ripped.efg.len(),
+        ripped.efg.edge_count(),
+        ripped.states,
+        ripped.duration_ms as f64 / 1e3,
+        ripped.fired,
+        ripped.broken_paths
+    );
+    for f in &ripped.failed {
+        eprintln!("greybox: firing failed while ripping: {f}");
+    }
+    let mut keys: Vec<&str> = ripped.signals.iter().map(|s| s.key.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for k in keys {
+        eprintln!("greybox: seen while ripping: {k}");
+    }
+    Ok(ripped)
+}
+
+/// Writes the rip so far: `rip.json` (what `--resume` continues from, and what was cut),
+/// the EFG and, when `edg` is given, the EDG it gives.
+fn save_rip(
+    dir: &Path,
+    state: &RipState,
+    config: &RipConfig,
+    edg: Option<(&mut EdgBuilder, &App)>,
+) -> Result<()> {
+    let unripped = state.unripped();
+    write_json(
+        &dir.join("rip.json"),
+        &json!({
+            "finished": !state.has_work(),
+            "cut": state.cut,
+            "events_known": state.known(),
+            "events_ripped": state.ripped(),
+            "unripped": unripped,
+            "states": state.seen_states.len(),
+            "states_left": state.stack.len() + usize::from(state.working.is_some()),
+            "elapsed_s": state.elapsed_ms as f64 / 1e3,
+            "config": config,
+            "state": state,
+        }),
+    )?;
+    write_json(&dir.join("efg.json"), &state.efg)?;
+    if let Some((edg_of, app)) = edg {
+        let t = Instant::now();
+        let (edg, rw, _) = edg_of.build(&state.efg, app);
+        write_edg(dir, &state.efg, &edg, &rw)?;
+        edg_of.last = t.elapsed();
+    }
+    Ok(())
+}
+
+/// The rip of a run folder being resumed, if it has one.
+fn read_rip_state(dir: &Path) -> Result<Option<RipState>> {
+    let path = dir.join("rip.json");
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut v: Value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not a rip", path.display()))?;
+    let state: RipState = serde_json::from_value(v["state"].take())
+        .with_context(|| format!("{}: not a rip", path.display()))?;
+    if let Err(e) = state.efg.validate() {
+        bail!("{}: {e}", path.display());
+    }
+    Ok(Some(state))
+}
+
+/// What `greybox.json` says about the rip: whether and why it was cut, and what it left.
+fn rip_report(r: &Ripped) -> Value {
+    json!({
+        "cut": r.cut,
+        "events_known": r.efg.len(),
+        "events_ripped": r.efg.len() - r.unripped.len(),
+        "unripped": r.unripped,
+        "states": r.states,
+        "fired": r.fired,
+        "broken_paths": r.broken_paths,
+        "duration_s": r.duration_ms as f64 / 1e3,
+    })
+}
+
+/// Says what the rip left out and why, and how to go on.
+fn say_cut(r: &Ripped, dir: &Path) {
+    let known = r.efg.len();
+    let ripped = known - r.unripped.len();
+    match r.cut {
+        Some(cut) => gui_testing::say!(
+            "  cut: the rip stopped at its {} after {}: {ripped} of {known} events found were ripped; \
+             the test cases come from what was ripped; `greybox --resume {}` continues the rip",
+            cut.name(),
+            format_duration(Duration::from_millis(r.duration_ms)),
+            dir.display()
+        ),
+        None if !r.unripped.is_empty() => gui_testing::say!(
+            "  {} of {known} events found are offered only deeper than --max-depth and were not ripped",
+            r.unripped.len()
+        ),
+        None => {}
+    }
+}
+
+/// The EDG of an EFG, with each event's static reads and writes computed once.
+struct EdgBuilder {
+    plain: bool,
+    handlers: HashMap<String, ReadWrite>,
+    /// How long building and writing the EDG took last time.
+    last: Duration,
+}
+
+impl EdgBuilder {
+    fn new(plain: bool) -> EdgBuilder {
+        EdgBuilder {
+            plain,
+            handlers: HashMap::new(),
+            last: Duration::ZERO,
+        }
+    }
+
+    /// Whether building and writing the EDG was quick enough last time to be done at
+    /// every save of the rip.
+    fn cheap(&self) -> bool {
+        self.last < Duration::from_secs(1)
+    }
+
+    /// Algorithm 1 (with both refinements unless `plain`): the EDG, each event's reads
+    /// and writes, and how many edges were dropped as overwritten on the way.
+    fn build(&mut self, efg: &Efg, app: &App) -> (Edg, Vec<ReadWrite>, usize) {
+        let mut handlers = |e: &gui_greybox::Event| {
+            self.handlers
+                .entry(e.id.clone())
+                .or_insert_with(|| app.read_write(e))
+                .clone()
+        };
+        let rw: Vec<ReadWrite> = if self.plain {
+            efg.events.iter().map(&mut handlers).collect()
+        } else {
+            efg.read_writes(handlers)
+        };
+        let mut edg = Edg::build(&rw);
+        let overwritten = if self.plain {
+            0
+        } else {
+            edg.drop_overwritten(efg, &rw)
+        };
+        (edg, rw, overwritten)
+    }
+}
+
+/// Shared fields listed edge by edge in `edg.json` at most; a denser EDG lists weights
+/// only (each edge's fields are its source's writes that its target reads, less those
+/// overwritten on the way, from `handlers`).
+const EDG_FIELDS_LISTED: usize = 200_000;
+
+/// Writes `edg.json`: edges with their weights (and shared fields, unless there are too
+/// many), and each event's reads and writes.
+fn write_edg(dir: &Path, efg: &Efg, edg: &Edg, rw: &[ReadWrite]) -> Result<()> {
+    let listed: usize = edg.fields.values().map(Vec::len).sum();
+    let with_fields = listed <= EDG_FIELDS_LISTED;
+    let edges: Vec<Value> = edg
+        .fields
+        .iter()
+        .map(|((a, b), f)| {
+            let mut edge = json!({ "from": efg.events[*a].id, "to": efg.events[*b].id,
+                                   "weight": f.len() });
+            if with_fields {
+                edge["fields"] = json!(f);
+            }
+            edge
+        })
+        .collect();
+    let value = json!({
+        "edges": edges,
+        "fields_listed": with_fields,
+        "handlers": efg.events.iter().zip(rw).map(|(e, rw)| json!({
+            "event": e.id, "reads": rw.reads, "writes": rw.writes })).collect::<Vec<_>>(),
+    });
+    let path = dir.join("edg.json");
+    // Hundreds of thousands of edges are read by programs, not people: no indentation.
+    let bytes = if with_fields {
+        serde_json::to_vec_pretty(&value)
+    } else {
+        serde_json::to_vec(&value)
+    }
+    .expect("json");
+    Ok(gui_explore::write_atomic(&path, &bytes)?)
+}
+
+fn summary(out: &ReplayOutcome, device: &str, mode: Mode, cut_by_time: bool) -> Summary {
     let mut counts: HashMap<String, u64> = HashMap::new();
     for c in &out.cases {
         for k in &c.signals {
@@ -359,7 +792,11 @@ fn summary(out: &ReplayOutcome, device: &str, mode: Mode) -> Summary {
         throttle: "settle".into(),
         steps: out.steps,
         duration_ms: out.duration_ms,
-        stopped_because: StopReason::Steps,
+        stopped_because: if cut_by_time {
+            StopReason::Time
+        } else {
+            StopReason::Steps
+        },
         coverage: out.coverage,
         unique_signals: out.signals.len(),
         signal_counts: counts,

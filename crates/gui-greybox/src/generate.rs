@@ -2,7 +2,7 @@
 //! (executable sequences through the EFG) and the black-box baseline (every EFG path of a
 //! given length, configurations A, B and C of Table 3).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +59,7 @@ pub fn abstract_sequences(edg: &Edg, len: usize, top: Option<usize>) -> Vec<Vec<
     let mut search = Minimax {
         edg,
         memo: HashMap::new(),
+        ranked: HashMap::new(),
     };
     let mut all = Vec::new();
     if len == 0 {
@@ -66,6 +67,12 @@ pub fn abstract_sequences(edg: &Edg, len: usize, top: Option<usize>) -> Vec<Vec<
     }
     for e in 0..edg.len() {
         let mut mine: Vec<Vec<usize>> = Vec::new();
+        let mut collected: HashSet<Vec<usize>> = HashSet::new();
+        // For each proper prefix of a collected sequence, the events that follow it in
+        // one: what `bestSucc` must not take again. Kept as sequences are collected, so
+        // that an event with hundreds of successors (a dense EDG) costs a lookup per
+        // extension instead of a scan of every sequence collected so far.
+        let mut taken: HashMap<Vec<usize>, HashSet<usize>> = HashMap::new();
         while top.is_none_or(|t| mine.len() < t) {
             let mut pi = vec![e];
             while pi.len() < len {
@@ -73,15 +80,18 @@ pub fn abstract_sequences(edg: &Edg, len: usize, top: Option<usize>) -> Vec<Vec<
                 let remaining = len - pi.len();
                 let ranked = search.ranked(last, remaining);
                 let Some(&best) = ranked.first() else { break };
-                let free = ranked.iter().copied().find(|&s| {
-                    !mine.iter().any(|taken| {
-                        taken.len() > pi.len() && taken.starts_with(&pi) && taken[pi.len()] == s
-                    })
-                });
+                let used = taken.get(&pi);
+                let free = ranked
+                    .iter()
+                    .copied()
+                    .find(|s| used.is_none_or(|u| !u.contains(s)));
                 pi.push(free.unwrap_or(best));
             }
-            if mine.contains(&pi) {
+            if !collected.insert(pi.clone()) {
                 break;
+            }
+            for k in 1..pi.len() {
+                taken.entry(pi[..k].to_vec()).or_default().insert(pi[k]);
             }
             mine.push(pi);
         }
@@ -95,6 +105,8 @@ pub fn abstract_sequences(edg: &Edg, len: usize, top: Option<usize>) -> Vec<Vec<
 struct Minimax<'a> {
     edg: &'a Edg,
     memo: HashMap<(usize, usize), usize>,
+    /// [`Minimax::ranked`] per event and remaining length.
+    ranked: HashMap<(usize, usize), Vec<usize>>,
 }
 
 impl Minimax<'_> {
@@ -120,14 +132,18 @@ impl Minimax<'_> {
 
     /// Successors of `e`, best first, when `remaining` more events may be added
     /// (`remaining` ≥ 1 counts the successor itself).
-    fn ranked(&mut self, e: usize, remaining: usize) -> Vec<usize> {
-        let edg = self.edg;
-        let mut scored: Vec<(usize, usize, usize)> = edg
-            .post(e)
-            .map(|(s, w)| (w.min(self.value(s, remaining - 1)), w, s))
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-        scored.into_iter().map(|(_, _, s)| s).collect()
+    fn ranked(&mut self, e: usize, remaining: usize) -> &[usize] {
+        if !self.ranked.contains_key(&(e, remaining)) {
+            let edg = self.edg;
+            let mut scored: Vec<(usize, usize, usize)> = edg
+                .post(e)
+                .map(|(s, w)| (w.min(self.value(s, remaining - 1)), w, s))
+                .collect();
+            scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+            let order = scored.into_iter().map(|(_, _, s)| s).collect();
+            self.ranked.insert((e, remaining), order);
+        }
+        &self.ranked[&(e, remaining)]
     }
 }
 
@@ -141,6 +157,9 @@ pub fn executable_sequences(efg: &Efg, abstract_seqs: &[Vec<usize>]) -> Generate
     let reach = Reach::new(efg);
     let mut out = Generated::default();
     let mut seen = BTreeSet::new();
+    // One breadth-first search per event a path starts from, shared by every sequence
+    // (a dense EDG gives hundreds of sequences per event).
+    let mut paths: HashMap<usize, crate::Paths> = HashMap::new();
     'seqs: for (source, pi) in abstract_seqs.iter().enumerate() {
         let mut part = 0;
         let Some(first) = pi.first() else { continue };
@@ -150,7 +169,10 @@ pub fn executable_sequences(efg: &Efg, abstract_seqs: &[Vec<usize>]) -> Generate
         };
         let mut focus = vec![events.len() - 1];
         for pair in pi.windows(2) {
-            match efg.shortest_path(pair[0], pair[1]) {
+            let from = paths
+                .entry(pair[0])
+                .or_insert_with(|| efg.paths_from(pair[0]));
+            match from.to(pair[1]) {
                 Some(path) => events.extend_from_slice(&path[1..]),
                 None => {
                     let done = Executable {

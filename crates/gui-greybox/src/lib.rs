@@ -22,6 +22,8 @@ pub use generate::{
     executable_sequences, plan,
 };
 pub use model::{Efg, Event, EventKind, HandlerRef, Paths};
-pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay};
-pub use rip::{RipConfig, Ripped, rip};
+pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay, replay_watched};
+pub use rip::{
+    Frontier, OfferedEvent, RipConfig, RipCut, RipOutcome, RipState, RipStep, Ripped, Ripper, rip,
+};
 pub use rw::ReadWrite;

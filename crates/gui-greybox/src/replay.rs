@@ -4,7 +4,7 @@
 //! Table 4.
 
 use std::collections::{BTreeMap, HashSet};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gui_core::{CoverageSnapshot, Signal};
 use gui_explore::{RunRecorder, StepRecord, StepTimings};
@@ -16,12 +16,23 @@ use crate::{Efg, Error, Executable, GreyboxApp, Result};
 pub struct ReplayConfig {
     /// Text typed into input fields (the test case's input data).
     pub input: String,
+    /// Start no test case once this much time has passed since the replay began (none:
+    /// replay them all). The cases not replayed are counted in
+    /// [`ReplayOutcome::not_replayed`].
+    #[serde(default)]
+    pub budget: Option<Duration>,
+    /// The number of the first step written to the recorder, less one: a resumed run
+    /// folder already holds steps up to it.
+    #[serde(default)]
+    pub steps_before: u64,
 }
 
 impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
             input: "test".into(),
+            budget: None,
+            steps_before: 0,
         }
     }
 }
@@ -58,6 +69,9 @@ pub struct ReplayOutcome {
     /// Events fired in all test cases.
     pub steps: u64,
     pub duration_ms: u64,
+    /// Test cases not replayed because [`ReplayConfig::budget`] ran out.
+    #[serde(default)]
+    pub not_replayed: usize,
 }
 
 /// Replays `sequences` on `app`, one test case each. With a recorder, every fired event
@@ -68,18 +82,42 @@ pub fn replay(
     app: &mut dyn GreyboxApp,
     efg: &Efg,
     sequences: &[Executable],
-    mut recorder: Option<&mut RunRecorder>,
+    recorder: Option<&mut RunRecorder>,
     config: &ReplayConfig,
 ) -> Result<ReplayOutcome> {
+    replay_watched(app, efg, sequences, recorder, config, &mut |_, _| {})
+}
+
+/// [`replay`], calling `watch` after each test case with the case and the outcome so far
+/// (for progress reports).
+pub fn replay_watched(
+    app: &mut dyn GreyboxApp,
+    efg: &Efg,
+    sequences: &[Executable],
+    mut recorder: Option<&mut RunRecorder>,
+    config: &ReplayConfig,
+    watch: &mut dyn FnMut(&CaseOutcome, &ReplayOutcome),
+) -> Result<ReplayOutcome> {
     let started = Instant::now();
-    let mut out = ReplayOutcome::default();
+    let deadline = config.budget.map(|b| started + b);
+    let mut out = ReplayOutcome {
+        steps: config.steps_before,
+        ..ReplayOutcome::default()
+    };
     let mut seen: HashSet<String> = HashSet::new();
-    if let Some(rec) = recorder.as_deref_mut() {
+    // The start screen is step 0's picture; a resumed folder has its own.
+    if let Some(rec) = recorder.as_deref_mut()
+        && config.steps_before == 0
+    {
         app.reset()?;
         let shot = app.device().screenshot()?;
         rec.save_screenshot(0, &shot)?;
     }
     for (index, seq) in sequences.iter().enumerate() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            out.not_replayed = sequences.len() - index;
+            break;
+        }
         let case_start = Instant::now();
         app.reset()?;
         let mut case = CaseOutcome {
@@ -213,7 +251,9 @@ pub fn replay(
         }
         case.duration_ms = case_start.elapsed().as_millis() as u64;
         out.cases.push(case);
+        watch(out.cases.last().expect("just pushed"), &out);
     }
+    out.steps -= config.steps_before;
     out.duration_ms = started.elapsed().as_millis() as u64;
     Ok(out)
 }

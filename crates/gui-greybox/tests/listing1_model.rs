@@ -5,8 +5,8 @@
 use gui_core::{Action, CoverageSnapshot, Platform, Point, Screenshot, Signal, SignalKind, Size};
 use gui_driver::Device;
 use gui_greybox::{
-    Edg, Event, EventKind, GreyboxApp, LiveEvent, ReadWrite, ReplayConfig, RipConfig,
-    abstract_sequences, blackbox_sequences, executable_sequences, replay, rip,
+    Edg, Event, EventKind, GreyboxApp, LiveEvent, ReadWrite, ReplayConfig, RipConfig, RipCut,
+    RipState, Ripper, abstract_sequences, blackbox_sequences, executable_sequences, replay, rip,
 };
 
 /// MainWindow with e1..e3 at x = 10, 110, 210; the modal Dialog with e4 at x = 310.
@@ -195,4 +195,47 @@ fn a_sequence_whose_event_is_not_offered_counts_as_broken() {
     assert_eq!(out.broken, 1);
     assert_eq!(out.cases[0].broken_at, Some(2));
     assert_eq!(out.cases[0].fired, 2);
+}
+
+#[test]
+fn a_rip_stopped_after_any_event_and_resumed_from_its_saved_state_finds_the_same_graph() {
+    let whole = rip(&mut Listing1::fresh(), &RipConfig::default()).unwrap();
+    assert!(whole.cut.is_none() && whole.unripped.is_empty());
+    for stop_after in 1..=4 {
+        // The first run stops after `stop_after` events; its state goes through JSON, as
+        // `greybox` saves it in `rip.json`, and a new ripper on a new app continues.
+        let mut app = Listing1::fresh();
+        let mut first = Ripper::new(&RipConfig::default());
+        for _ in 0..stop_after {
+            assert!(first.step(&mut app).unwrap().is_some());
+        }
+        let saved = serde_json::to_string(first.state()).unwrap();
+        // After the fourth, e1..e4 are all ripped and nothing is left.
+        assert_eq!(first.state().has_work(), stop_after < 4);
+        let state: RipState = serde_json::from_str(&saved).unwrap();
+        assert_eq!(state.ripped(), stop_after);
+        let mut app = Listing1::fresh();
+        let mut second = Ripper::resume(&RipConfig::default(), state);
+        while second.step(&mut app).unwrap().is_some() {}
+        let resumed = second.finish();
+        assert_eq!(resumed.efg, whole.efg, "stopped after {stop_after} events");
+        assert_eq!(resumed.states, whole.states);
+    }
+    // A budget of nothing cuts the rip before its first event: the initial events are
+    // known, none ripped.
+    let config = RipConfig {
+        budget: Some(std::time::Duration::ZERO),
+        ..RipConfig::default()
+    };
+    let cut = rip(&mut Listing1::fresh(), &config).unwrap();
+    assert_eq!(cut.cut, Some(RipCut::Budget));
+    assert_eq!(cut.unripped, ["e1", "e2", "e3"]);
+    // A cap on events says so too.
+    let config = RipConfig {
+        max_events: 2,
+        ..RipConfig::default()
+    };
+    let capped = rip(&mut Listing1::fresh(), &config).unwrap();
+    assert_eq!(capped.cut, Some(RipCut::MaxEvents));
+    assert_eq!(capped.efg.len() - capped.unripped.len(), 2);
 }

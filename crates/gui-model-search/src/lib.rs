@@ -46,6 +46,7 @@ pub use monkey_log::{
 };
 pub use search::{
     Bound, Interaction, ModelRun, PlanStep, SearchConfig, SearchPlan, bfs_bound, search,
+    search_from,
 };
 pub use uiautomator::{UiDump, UiNode};
 pub use web_code::{WebCode, WebEffect, web_code};

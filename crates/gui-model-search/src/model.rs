@@ -118,6 +118,11 @@ pub struct Locator {
     /// Where the control was seen, `[x, y, width, height]` in screen pixels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<[f64; 4]>,
+    /// The control (a UI vertex id) on the same screen that made this one appear when it
+    /// was touched in place (a slide deck's "previous" after "next"): touched first when
+    /// this one is not offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown_after: Option<String>,
 }
 
 /// A vertex of G.

@@ -216,7 +216,7 @@ fn run_effect(
 /// The model run forward: the screen stack (the runtime model) plus the vertices
 /// covered so far. The search plans with it; [`crate::map_monkey_log`] and the live
 /// runs follow what happened on a device with it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ModelRun<'m> {
     c: Compiled<'m>,
     fx: Effects,
@@ -298,6 +298,39 @@ impl<'m> ModelRun<'m> {
         self.apply(&Effect::Finish);
     }
 
+    /// Makes `screen` the top screen because the device shows it, whatever the model
+    /// expected: a screen on the stack is gone back to (the ones above it are finished),
+    /// any other is launched. False when the model has no such screen (the run is then
+    /// left as it was).
+    pub fn follow(&mut self, screen: &str) -> bool {
+        let Some(&s) = self.c.screen_index.get(screen) else {
+            return false;
+        };
+        if self.stack.top() == Some(&s) {
+            return true;
+        }
+        if self.stack.screens().any(|&x| x == s) {
+            // Lifecycle code may launch screens as others finish: bounded, not looped.
+            for _ in 0..self.stack.depth() {
+                if self.stack.top() == Some(&s) || self.stack.is_empty() {
+                    break;
+                }
+                self.apply(&Effect::Finish);
+            }
+        } else {
+            self.apply(&Effect::Launch(screen.to_owned()));
+        }
+        true
+    }
+
+    /// Counts the vertex `id` as covered without touching it (its code and effect are
+    /// not run): for planning around a control known to be unavailable.
+    pub fn assume_covered(&mut self, id: &str) {
+        if let Some(&i) = self.c.index.get(id) {
+            self.covered[i] = true;
+        }
+    }
+
     pub fn is_covered(&self, id: &str) -> bool {
         self.c.index.get(id).is_some_and(|&i| self.covered[i])
     }
@@ -354,11 +387,174 @@ pub fn search(model: &AppModel, config: &SearchConfig) -> Result<SearchPlan> {
     let mut sim = ModelRun::new(model, config.reuse)?;
     let c = sim.c.clone();
     let mut steps = Vec::new();
-    // Controls that stay first, then launches, then finishes (see `local_first`).
-    let mut orders: Vec<u8> = vec![0; model.vertices.len()];
+    let orders = touch_orders(&c, &sim.fx, config);
+    explore(&c, &mut sim, &mut steps, &orders, config, 1);
+    Ok(finish_plan(&sim, steps, sim.local_searches))
+}
+
+/// Plans the interactions that touch what `run` has not covered yet, from where `run`
+/// is (its screen stack): this is how a live run goes on when the device showed another
+/// screen than the plan expected. While the top screen has controls left, it is
+/// explored as [`search`] explores (depth first); when it has none, the cheapest way to
+/// a screen that has some is taken: Back down the stack, then controls whose effects lead
+/// there (covered ones too), or a relaunch and controls from the launch screen.
+///
+/// `in_place_unreliable` are controls that did not do what the model says when touched
+/// during the run (the survey saw their effect from a fresh start): they are used on a
+/// way only after a relaunch.
+pub fn search_from(
+    run: &ModelRun<'_>,
+    config: &SearchConfig,
+    in_place_unreliable: &[String],
+) -> SearchPlan {
+    let mut sim = run.clone();
+    let searches_before = sim.local_searches;
+    let c = sim.c.clone();
+    let orders = touch_orders(&c, &sim.fx, config);
+    let avoid: HashSet<usize> = in_place_unreliable
+        .iter()
+        .filter_map(|id| c.index.get(id.as_str()).copied())
+        .collect();
+    let mut steps = Vec::new();
+    // Each round covers a control or moves to a screen with one; the cap only guards the
+    // model's lifecycle effects against cycles.
+    for _ in 0..4 * (c.model.vertices.len() + 8) {
+        if !sim.any_uncovered_ui() {
+            break;
+        }
+        let Some(&top) = sim.stack.top() else {
+            sim.relaunch();
+            record(&c, &sim, &mut steps, Interaction::Relaunch, String::new());
+            continue;
+        };
+        if c.ui_on[top].iter().any(|&u| !sim.covered[u]) {
+            let depth = sim.stack.depth();
+            explore(&c, &mut sim, &mut steps, &orders, config, depth);
+            continue;
+        }
+        let Some(way) = sim.way_to_open(&avoid) else {
+            break;
+        };
+        for _ in 0..way.backs {
+            let before = sim.top().unwrap_or_default().to_string();
+            sim.back();
+            record(&c, &sim, &mut steps, Interaction::Back, before);
+        }
+        if way.relaunch {
+            let before = sim.top().unwrap_or_default().to_string();
+            sim.relaunch();
+            record(&c, &sim, &mut steps, Interaction::Relaunch, before);
+        }
+        for u in way.touches {
+            let before = sim.top().unwrap_or_default().to_string();
+            sim.touch_index(u);
+            record(
+                &c,
+                &sim,
+                &mut steps,
+                Interaction::Touch(c.model.vertices[u].id.clone()),
+                before,
+            );
+        }
+    }
+    let searches = sim.local_searches - searches_before;
+    finish_plan(&sim, steps, searches)
+}
+
+/// A way to a screen with controls left: Backs, then perhaps a relaunch, then touches.
+struct Way {
+    backs: usize,
+    relaunch: bool,
+    touches: Vec<usize>,
+}
+
+impl ModelRun<'_> {
+    fn any_uncovered_ui(&self) -> bool {
+        self.c.model.ui_vertices().any(|(i, _)| !self.covered[i])
+    }
+
+    /// The cheapest [`Way`] (fewest moves; staying before going back, going back before a
+    /// relaunch) to a screen with an uncovered control.
+    fn way_to_open(&self, avoid: &HashSet<usize>) -> Option<Way> {
+        let stack: Vec<usize> = self.stack.screens().copied().collect();
+        let mut best: Option<(usize, Way)> = None;
+        for (k, &s) in stack.iter().enumerate().rev() {
+            let backs = stack.len() - 1 - k;
+            if best.as_ref().is_some_and(|(cost, _)| backs >= *cost) {
+                break;
+            }
+            if let Some(touches) = self.route(s, avoid) {
+                let cost = backs + touches.len();
+                if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                    let way = Way {
+                        backs,
+                        relaunch: false,
+                        touches,
+                    };
+                    best = Some((cost, way));
+                }
+            }
+        }
+        if let Some(touches) = self.route(self.c.launch, &HashSet::new()) {
+            let cost = 1 + touches.len();
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                let way = Way {
+                    backs: 0,
+                    relaunch: true,
+                    touches,
+                };
+                best = Some((cost, way));
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+
+    /// The fewest controls (not in `avoid`) whose effects lead from `from` to a screen
+    /// with an uncovered control (none when `from` has one), breadth first in model
+    /// order.
+    fn route(&self, from: usize, avoid: &HashSet<usize>) -> Option<Vec<usize>> {
+        let c = &self.c;
+        let open = |s: usize| c.ui_on[s].iter().any(|&u| !self.covered[u]);
+        let mut prev: Vec<Option<(usize, usize)>> = vec![None; c.model.screens.len()];
+        let mut seen = vec![false; c.model.screens.len()];
+        seen[from] = true;
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(s) = queue.pop_front() {
+            if open(s) {
+                let mut touches = Vec::new();
+                let mut at = s;
+                while let Some((back, u)) = prev[at] {
+                    touches.push(u);
+                    at = back;
+                }
+                touches.reverse();
+                return Some(touches);
+            }
+            for &u in &c.ui_on[s] {
+                if avoid.contains(&u) {
+                    continue;
+                }
+                if let Some(Effect::Launch(t)) = self.fx.touch(c, u) {
+                    let t = c.screen_index[t.as_str()];
+                    if !seen[t] {
+                        seen[t] = true;
+                        prev[t] = Some((s, u));
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The order in which a screen's controls are taken: controls that stay first, then
+/// launches, then finishes (see [`SearchConfig::local_first`]); all alike without it.
+fn touch_orders(c: &Compiled<'_>, fx: &Effects, config: &SearchConfig) -> Vec<u8> {
+    let mut orders: Vec<u8> = vec![0; c.model.vertices.len()];
     if config.local_first {
-        for (ui, _) in model.ui_vertices() {
-            orders[ui] = match sim.fx.touch(&c, ui) {
+        for (ui, _) in c.model.ui_vertices() {
+            orders[ui] = match fx.touch(c, ui) {
                 None => 0,
                 // A screen with a control that closes it comes back on its own; one
                 // without needs a Back, which the last launch of a screen can save.
@@ -366,32 +562,33 @@ pub fn search(model: &AppModel, config: &SearchConfig) -> Result<SearchPlan> {
                     let t = c.screen_index[t.as_str()];
                     let returns = c.ui_on[t]
                         .iter()
-                        .any(|&v| sim.fx.touch(&c, v) == Some(Effect::Finish));
+                        .any(|&v| fx.touch(c, v) == Some(Effect::Finish));
                     if returns { 1 } else { 2 }
                 }
                 Some(Effect::Finish) => 3,
             };
         }
     }
-    explore(&c, &mut sim, &mut steps, &orders, config, 1);
-    let (ui_total, methods_total, statements_total) = {
-        let n = model.count();
-        (n.ui, n.methods, n.statements)
-    };
+    orders
+}
+
+fn finish_plan(sim: &ModelRun<'_>, steps: Vec<PlanStep>, local_searches: usize) -> SearchPlan {
+    let model = sim.c.model;
+    let n = model.count();
     let unreached = model
         .ui_vertices()
         .filter(|(i, _)| !sim.covered[*i])
         .map(|(_, v)| v.id.clone())
         .collect();
-    Ok(SearchPlan {
+    SearchPlan {
         app: model.app.clone(),
         steps,
-        ui_total,
-        methods_total,
-        statements_total,
+        ui_total: n.ui,
+        methods_total: n.methods,
+        statements_total: n.statements,
         unreached,
-        local_searches: sim.local_searches,
-    })
+        local_searches,
+    }
 }
 
 /// Explores the screen on top of the stack at `depth` (1 = the launch screen) until
@@ -933,6 +1130,63 @@ mod tests {
         assert_eq!(plan.interactions(), 5);
         let bound = bfs_bound(&model, &SearchConfig::default(), &plan.touched(), None).unwrap();
         assert_eq!(bound, Bound::Exact(5));
+    }
+
+    #[test]
+    fn a_plan_made_where_the_device_diverged_covers_what_is_left() {
+        // The device was expected on A after Stay, but shows B (Stay navigated after all).
+        // From B: Leaf, then Back to A, where Go is left.
+        let model = go_stay_leaf();
+        let mut run = ModelRun::new(&model, Reuse::BringToFront).unwrap();
+        run.touch("Stay").unwrap();
+        assert_eq!(run.top(), Some("A"));
+        assert!(run.follow("B"));
+        assert_eq!(run.stack(), ["A", "B"]);
+        let plan = search_from(&run, &SearchConfig::default(), &[]);
+        let moves: Vec<_> = plan.steps.iter().map(|s| s.interaction.clone()).collect();
+        assert_eq!(
+            moves,
+            [
+                Interaction::Touch("Leaf".into()),
+                Interaction::Back,
+                Interaction::Touch("Go".into()),
+            ]
+        );
+        assert!(plan.unreached.is_empty());
+        assert_eq!(plan.interface_coverage(), 1.0);
+        // A screen the model does not know is not followed.
+        assert!(!run.follow("Elsewhere"));
+        // Following a screen down the stack goes back to it.
+        assert!(run.follow("A"));
+        assert_eq!(run.stack(), ["A"]);
+    }
+
+    #[test]
+    fn a_plan_from_a_screen_off_the_launch_path_relaunches_for_the_rest() {
+        // The device shows Island, which nothing in the model leads to; what A offers is
+        // reached by a relaunch after Island is done.
+        let model = AppModel {
+            app: "island".into(),
+            platform: String::new(),
+            launch: "A".into(),
+            screens: vec![page("A"), page("Island")],
+            vertices: vec![ui("a", "A", None), ui("lost", "Island", None)],
+            edges: vec![],
+        };
+        let mut run = ModelRun::new(&model, Reuse::NewInstance).unwrap();
+        run.back();
+        assert!(run.follow("Island"));
+        let plan = search_from(&run, &SearchConfig::default(), &[]);
+        let moves: Vec<_> = plan.steps.iter().map(|s| s.interaction.clone()).collect();
+        assert_eq!(
+            moves,
+            [
+                Interaction::Touch("lost".into()),
+                Interaction::Relaunch,
+                Interaction::Touch("a".into()),
+            ]
+        );
+        assert_eq!(plan.interface_coverage(), 1.0);
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //! Back is the browser's history back for a page, and Escape for a dialog, which is what a
 //! person (and Android's back button) does to dismiss one.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use gui_core::{Action, ActionKind, CoverageSnapshot, Signal};
@@ -41,8 +41,9 @@ use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    AppModel, Edge, EdgeKind, Effect, Error, Interaction, Locator, MethodRole, ModelRun, Result,
-    Reuse, Screen, ScreenKind, SearchPlan, UiEvent, Vertex, VertexKind, WebEffect, web_code,
+    AppModel, Edge, EdgeKind, Effect, Error, Interaction, Locator, MethodRole, ModelRun, PlanStep,
+    Result, Reuse, Screen, ScreenKind, SearchConfig, SearchPlan, UiEvent, Vertex, VertexKind,
+    WebCode, WebEffect, web_code,
 };
 
 /// Knobs of the web model builder.
@@ -59,6 +60,10 @@ pub struct WebModelConfig {
     /// After a survey probe, how long the DOM must stay unchanged before the screen is
     /// read (the survey only needs the screen a control leads to, not every effect).
     pub quiet_ms: u64,
+    /// Stop surveying once this much time has passed since the survey began (none: no
+    /// limit); the model then holds what the survey found so far.
+    #[serde(default)]
+    pub budget: Option<Duration>,
 }
 
 impl Default for WebModelConfig {
@@ -69,6 +74,7 @@ impl Default for WebModelConfig {
             max_screens: 60,
             probe_all: false,
             quiet_ms: 10,
+            budget: None,
         }
     }
 }
@@ -97,6 +103,8 @@ pub struct WebModel {
     /// Crashes and errors the survey ran into.
     #[serde(skip)]
     pub signals: Vec<Signal>,
+    /// The survey as it ended: what `--resume` continues from, and what it left out.
+    pub survey: SurveyState,
 }
 
 const SCREEN_JS: &str = r#"((origin) => {
@@ -194,21 +202,265 @@ fn kind_of(screen: &str) -> ScreenKind {
     }
 }
 
-#[derive(Debug)]
-struct UiRecord {
-    label: String,
-    event: UiEvent,
-    screens: Vec<String>,
-    handlers: Vec<HandlerRef>,
-    effect: Option<Effect>,
+/// A control the survey found, as it goes into the model's UI vertex.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UiRecord {
+    pub label: String,
+    pub event: UiEvent,
+    pub screens: Vec<String>,
+    pub handlers: Vec<HandlerRef>,
+    pub effect: Option<Effect>,
+    /// The control whose in-place probe made this one appear (see
+    /// [`Locator::shown_after`]).
+    #[serde(default)]
+    pub shown_after: Option<String>,
+}
+
+/// Why a survey stopped with screens or controls left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SurveyCut {
+    /// [`WebModelConfig::budget`] ran out.
+    Budget,
+    /// [`WebModelConfig::max_screens`] screens were found.
+    MaxScreens,
+}
+
+impl SurveyCut {
+    pub fn name(self) -> &'static str {
+        match self {
+            SurveyCut::Budget => "time budget",
+            SurveyCut::MaxScreens => "max screens",
+        }
+    }
+}
+
+/// Everything a survey has learnt so far, enough to continue it: the screens and
+/// controls found, each control's effect, which controls were decided (fired, skipped by
+/// the static model, or read as plain links) and which screens were surveyed to the
+/// end. Saved as the survey goes (`survey.json` of a `monkeypp` run folder), it is what
+/// [`build_web_model_watched`] continues from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SurveyState {
+    /// The screen the app starts on, once the survey has seen it.
+    pub launch: Option<String>,
+    pub screens: Vec<String>,
+    pub ui: Vec<(String, UiRecord)>,
+    /// Controls fired, skipped by the model, or read as plain links.
+    pub probed: BTreeSet<String>,
+    /// Screens whose survey began.
+    pub visited: Vec<String>,
+    /// Screens whose every control was decided.
+    pub finished: Vec<String>,
+    pub probes: usize,
+    pub skipped: usize,
+    pub resets: usize,
+    pub backs: usize,
+    pub read_links: usize,
+    /// Time spent surveying, over every run that worked on this state.
+    pub elapsed_ms: u64,
+    /// Why the last run on this state stopped with work left.
+    pub cut: Option<SurveyCut>,
+    #[serde(skip)]
+    pub signals: Vec<Signal>,
+}
+
+impl SurveyState {
+    /// Controls found but not decided: their effect, if any, is unknown to the model.
+    pub fn unprobed(&self) -> Vec<String> {
+        self.ui
+            .iter()
+            .filter(|(id, _)| !self.probed.contains(id))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// Screens whose survey began and did not end.
+    pub fn unfinished(&self) -> Vec<String> {
+        self.visited
+            .iter()
+            .filter(|s| !self.finished.contains(s))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether the survey has anything left to do.
+    pub fn has_work(&self) -> bool {
+        self.launch.is_none() || self.cut.is_some() || !self.unfinished().is_empty()
+    }
+
+    fn record_screen(&mut self, s: &str) {
+        if !self.screens.iter().any(|x| x == s) {
+            self.screens.push(s.to_owned());
+        }
+    }
+
+    fn effect_of(&self, id: &str) -> Option<&Effect> {
+        self.ui
+            .iter()
+            .find(|(i, _)| i == id)
+            .and_then(|(_, r)| r.effect.as_ref())
+    }
+
+    fn set_effect(&mut self, id: &str, effect: Effect) {
+        if let Some((_, rec)) = self.ui.iter_mut().find(|(i, _)| i == id) {
+            rec.effect = Some(effect);
+        }
+    }
+}
+
+/// One control the survey fired, as the survey reports it to its watcher.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurveyProbe {
+    pub control: String,
+    /// The screen it was fired on.
+    pub screen: String,
+    /// The screen the page showed afterwards, when it left `screen`.
+    pub led_to: Option<String>,
+    /// Controls that appeared on the screen after it fired in place.
+    pub appeared: usize,
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// What a survey's watcher sees after each probe: the survey so far, and the model it
+/// gives (built on demand: it copies the whole code graph).
+pub struct SurveyProgress<'a> {
+    pub state: &'a SurveyState,
+    pub probe: &'a SurveyProbe,
+    parts: &'a ModelParts<'a>,
+}
+
+impl std::fmt::Debug for SurveyProgress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SurveyProgress")
+            .field("state", &self.state)
+            .field("probe", &self.probe)
+            .finish()
+    }
+}
+
+impl SurveyProgress<'_> {
+    /// The app model of what the survey has found so far.
+    pub fn model(&self) -> Result<AppModel> {
+        self.parts.assemble(self.state)
+    }
+}
+
+/// The parts of the model that do not depend on the survey: the code graph.
+struct ModelParts<'a> {
+    code: &'a WebCode,
+    analysis: &'a JsAnalysis,
+    start_url: String,
+}
+
+/// The launch screen's placeholder name in the code part of the model, renamed once the
+/// page shows it.
+const LAUNCH: &str = "\u{0}launch";
+
+impl ModelParts<'_> {
+    /// The method vertex of a handler's function, if the analysis has it.
+    fn method_of(&self, h: &HandlerRef) -> Option<&str> {
+        let HandlerRef::Js {
+            script,
+            line,
+            column,
+        } = h
+        else {
+            return None;
+        };
+        let f = self.analysis.function_at(script, *line, *column)?;
+        self.code.method_of_function.get(f).map(String::as_str)
+    }
+
+    /// The model of the code plus the controls and screens `survey` found.
+    fn assemble(&self, survey: &SurveyState) -> Result<AppModel> {
+        let launch = survey.launch.clone().unwrap_or_default();
+        let mut vertices = Vec::new();
+        let mut edges = Vec::new();
+        let mut callbacks = HashSet::new();
+        for (id, rec) in &survey.ui {
+            for h in &rec.handlers {
+                if let Some(m) = self.method_of(h)
+                    && !edges.iter().any(|e: &Edge| e.from == *id && e.to == m)
+                {
+                    edges.push(Edge {
+                        from: id.clone(),
+                        to: m.to_owned(),
+                        kind: EdgeKind::Listener,
+                    });
+                    callbacks.insert(m.to_owned());
+                }
+            }
+            vertices.push(Vertex {
+                id: id.clone(),
+                kind: VertexKind::Ui {
+                    screens: rec.screens.clone(),
+                    label: rec.label.clone(),
+                    event: rec.event,
+                    effect: rec.effect.clone(),
+                    locator: Locator {
+                        event_id: Some(id.clone()),
+                        shown_after: rec.shown_after.clone(),
+                        ..Locator::default()
+                    },
+                },
+            });
+        }
+        for mut v in self.code.vertices.iter().cloned() {
+            if let VertexKind::Method { role, screen, .. } = &mut v.kind {
+                if screen.as_deref() == Some(LAUNCH) {
+                    *screen = Some(launch.clone());
+                }
+                if *role == MethodRole::Ordinary && callbacks.contains(&v.id) {
+                    *role = MethodRole::Callback;
+                }
+            }
+            vertices.push(v);
+        }
+        edges.extend(self.code.edges.iter().cloned());
+        let mut screens: Vec<Screen> = survey
+            .screens
+            .iter()
+            .map(|s| Screen {
+                name: s.clone(),
+                kind: kind_of(s),
+            })
+            .collect();
+        if !survey.screens.contains(&launch) {
+            screens.insert(
+                0,
+                Screen {
+                    name: launch.clone(),
+                    kind: kind_of(&launch),
+                },
+            );
+        }
+        let model = AppModel {
+            app: self.start_url.clone(),
+            platform: "web".into(),
+            launch,
+            screens,
+            vertices,
+            edges,
+        };
+        model.check()?;
+        Ok(model)
+    }
 }
 
 struct Survey<'a> {
     app: &'a mut WebApp,
     config: &'a WebModelConfig,
     may_change: &'a dyn Fn(&LiveEvent) -> bool,
-    probed: HashSet<String>,
-    out: Surveyed,
+    out: SurveyState,
+    /// Screens an earlier run began to survey and did not finish: surveyed again when
+    /// reached, though already known.
+    reopen: HashSet<String>,
+    /// The screens being surveyed, the start screen first (a screen is not entered twice).
+    chain: Vec<String>,
+    deadline: Option<Instant>,
+    watch: &'a mut dyn FnMut(&SurveyState, &SurveyProbe),
 }
 
 /// The ids of a listing, in order.
@@ -218,9 +470,7 @@ fn ids_of(listing: &[LiveEvent]) -> Vec<String> {
 
 impl Survey<'_> {
     fn record_screen(&mut self, s: &str) {
-        if !self.out.screens.iter().any(|x| x == s) {
-            self.out.screens.push(s.to_owned());
-        }
+        self.out.record_screen(s);
     }
 
     fn record_ui(&mut self, screen: &str, live: &LiveEvent) {
@@ -238,6 +488,7 @@ impl Survey<'_> {
                         screens: Vec::new(),
                         handlers: live.event.handlers.clone(),
                         effect: None,
+                        shown_after: None,
                     },
                 ));
                 &mut self.out.ui.last_mut().expect("just pushed").1
@@ -377,7 +628,57 @@ impl Survey<'_> {
         Ok(Some(self.app.available()?))
     }
 
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Surveys `screen`, reached from the start page by the controls of `path` (`parent`
+    /// is the screen under it), and, depth first, the screens its controls lead to.
+    /// Returns early, with [`SurveyState::cut`] set, when a limit is reached; the screen
+    /// then stays unfinished.
     fn visit(&mut self, screen: String, path: Vec<String>, parent: Option<String>) -> Result<()> {
+        if !self.out.visited.contains(&screen) {
+            self.out.visited.push(screen.clone());
+        }
+        self.chain.push(screen.clone());
+        let surveyed = self.visit_controls(&screen, &path, parent);
+        self.chain.pop();
+        surveyed?;
+        if self.out.cut.is_none() {
+            if !self.out.finished.contains(&screen) {
+                self.out.finished.push(screen.clone());
+            }
+            self.reopen.remove(&screen);
+        }
+        Ok(())
+    }
+
+    /// Whether the survey goes into `to` after a control led there from `screen`: a
+    /// screen not seen before, or one an earlier run left unfinished (not while it is
+    /// being surveyed further up), within the depth limit.
+    fn enters(&self, to: &str, screen: &str, path: &[String]) -> bool {
+        to != OUTSIDE
+            && to != screen
+            && path.len() < self.config.max_depth
+            && (!self.out.screens.iter().any(|s| s == to)
+                || (self.reopen.contains(to) && !self.chain.iter().any(|s| s == to)))
+    }
+
+    fn stop_for_budget(&mut self) -> bool {
+        if self.out_of_time() {
+            self.out.cut = Some(SurveyCut::Budget);
+            return true;
+        }
+        false
+    }
+
+    fn visit_controls(
+        &mut self,
+        screen: &str,
+        path: &[String],
+        parent: Option<String>,
+    ) -> Result<()> {
+        let screen = screen.to_owned();
         self.record_screen(&screen);
         let offered = self.app.available()?;
         for live in &offered {
@@ -393,33 +694,72 @@ impl Survey<'_> {
         let mut todo: std::collections::VecDeque<LiveEvent> = offered.into_iter().collect();
         while let Some(live) = todo.pop_front() {
             let live = &live;
-            if self.probed.contains(&live.event.id) {
-                continue;
-            }
-            if !self.config.probe_all && !(self.may_change)(live) {
-                self.probed.insert(live.event.id.clone());
-                self.out.skipped += 1;
-                continue;
-            }
-            if let Some(leads) = links.remove(&live.event.id) {
-                self.probed.insert(live.event.id.clone());
-                self.out.read_links += 1;
-                if let Some(to) = leads {
-                    self.record_screen(&to);
-                    if let Some((_, rec)) =
-                        self.out.ui.iter_mut().find(|(id, _)| *id == live.event.id)
-                    {
-                        rec.effect = Some(Effect::Launch(to));
+            let id = live.event.id.clone();
+            if self.out.probed.contains(&id) {
+                // Decided by an earlier run, or on another screen. A control that led to
+                // a screen an earlier run left unfinished is fired again to go there.
+                let reenter = match self.out.effect_of(&id) {
+                    Some(Effect::Launch(to)) if self.reopen.contains(to.as_str()) => {
+                        Some(to.clone())
+                    }
+                    _ => None,
+                };
+                let Some(to) = reenter.filter(|to| self.enters(to, &screen, path)) else {
+                    continue;
+                };
+                if self.stop_for_budget() {
+                    return Ok(());
+                }
+                let listing = match current.take() {
+                    Some(l) => l,
+                    None => match self.return_to(path, &screen, parent.as_deref(), &here)? {
+                        Some(l) => l,
+                        None => return Ok(()),
+                    },
+                };
+                let Some(target) = listing.iter().find(|l| l.event.id == id).cloned() else {
+                    current = Some(listing);
+                    continue;
+                };
+                if let Err(e) = self.app.fire(&target, &self.config.input) {
+                    tracing::warn!("survey: firing {id} failed: {e}");
+                    continue;
+                }
+                if self.screen()? == to {
+                    let mut deeper = path.to_vec();
+                    deeper.push(id);
+                    self.visit(to, deeper, Some(screen.clone()))?;
+                    if self.out.cut.is_some() {
+                        return Ok(());
                     }
                 }
                 continue;
             }
+            if !self.config.probe_all && !(self.may_change)(live) {
+                self.out.probed.insert(id);
+                self.out.skipped += 1;
+                continue;
+            }
+            if let Some(leads) = links.remove(&id) {
+                self.out.probed.insert(id.clone());
+                self.out.read_links += 1;
+                if let Some(to) = leads {
+                    self.record_screen(&to);
+                    self.out.set_effect(&id, Effect::Launch(to));
+                }
+                continue;
+            }
             if self.out.screens.len() >= self.config.max_screens {
+                self.out.cut = Some(SurveyCut::MaxScreens);
                 return Ok(());
             }
+            if self.stop_for_budget() {
+                return Ok(());
+            }
+            let started = Instant::now();
             let listing = match current.take() {
                 Some(l) => l,
-                None => match self.return_to(&path, &screen, parent.as_deref(), &here)? {
+                None => match self.return_to(path, &screen, parent.as_deref(), &here)? {
                     Some(l) => l,
                     None => {
                         tracing::warn!(
@@ -431,18 +771,25 @@ impl Survey<'_> {
             };
             // The control may have moved or gone after in-place probes: look it up in the
             // listing taken since (which still holds when it is not there).
-            let Some(target) = listing
-                .iter()
-                .find(|l| l.event.id == live.event.id)
-                .cloned()
-            else {
+            let Some(target) = listing.iter().find(|l| l.event.id == id).cloned() else {
                 current = Some(listing);
                 continue;
             };
-            self.probed.insert(live.event.id.clone());
+            self.out.probed.insert(id.clone());
             self.out.probes += 1;
+            let mut probe = SurveyProbe {
+                control: id.clone(),
+                screen: screen.clone(),
+                led_to: None,
+                appeared: 0,
+                error: None,
+                duration_ms: 0,
+            };
             if let Err(e) = self.app.fire(&target, &self.config.input) {
-                tracing::warn!("survey: firing {} failed: {e}", target.event.id);
+                tracing::warn!("survey: firing {id} failed: {e}");
+                probe.error = Some(e.to_string());
+                probe.duration_ms = started.elapsed().as_millis() as u64;
+                (self.watch)(&self.out, &probe);
                 continue;
             }
             let after = self.screen()?;
@@ -453,6 +800,9 @@ impl Survey<'_> {
                 for l in &now {
                     if !self.out.ui.iter().any(|(id, _)| *id == l.event.id) {
                         self.record_ui(&screen, l);
+                        if let Some((_, rec)) = self.out.ui.last_mut() {
+                            rec.shown_after = Some(id.clone());
+                        }
                         todo.push_back(l.clone());
                         appeared.push(l.clone());
                     }
@@ -463,6 +813,9 @@ impl Survey<'_> {
                 if same {
                     current = Some(now);
                 }
+                probe.appeared = appeared.len();
+                probe.duration_ms = started.elapsed().as_millis() as u64;
+                (self.watch)(&self.out, &probe);
                 continue;
             }
             // Closing a dialog returns to the screen it was opened on; so does a step back
@@ -474,74 +827,96 @@ impl Survey<'_> {
             } else {
                 Effect::Launch(after.clone())
             };
-            if let Some((_, rec)) = self.out.ui.iter_mut().find(|(id, _)| *id == live.event.id) {
-                rec.effect = Some(effect.clone());
-            }
-            if matches!(effect, Effect::Launch(_))
-                && after != OUTSIDE
-                && !self.out.screens.contains(&after)
-                && path.len() < self.config.max_depth
-            {
-                let mut deeper = path.clone();
-                deeper.push(live.event.id.clone());
-                self.visit(after, deeper, Some(screen.clone()))?;
-            } else {
+            self.out.set_effect(&id, effect.clone());
+            probe.led_to = Some(after.clone());
+            probe.duration_ms = started.elapsed().as_millis() as u64;
+            let enter = matches!(effect, Effect::Launch(_)) && self.enters(&after, &screen, path);
+            if !enter {
                 self.record_screen(&after);
+            }
+            (self.watch)(&self.out, &probe);
+            if enter {
+                let mut deeper = path.to_vec();
+                deeper.push(id);
+                self.visit(after, deeper, Some(screen.clone()))?;
+                if self.out.cut.is_some() {
+                    return Ok(());
+                }
             }
         }
         Ok(())
     }
 }
 
-/// What the survey found: the screens, the controls with their effects, and what it
-/// took.
-#[derive(Default)]
-struct Surveyed {
-    screens: Vec<String>,
-    ui: Vec<(String, UiRecord)>,
-    probes: usize,
-    skipped: usize,
-    resets: usize,
-    backs: usize,
-    read_links: usize,
-    signals: Vec<Signal>,
-}
-
-/// Surveys the app from a fresh start (see the module documentation).
+/// Surveys the app from a fresh start (see the module documentation), or continues the
+/// survey of `prior`.
 fn survey(
     app: &mut WebApp,
     config: &WebModelConfig,
     may_change: &dyn Fn(&LiveEvent) -> bool,
-) -> Result<(String, Surveyed)> {
-    app.reset()?;
+    prior: SurveyState,
+    watch: &mut dyn FnMut(&SurveyState, &SurveyProbe),
+) -> Result<SurveyState> {
+    let started = Instant::now();
+    let elapsed_before = prior.elapsed_ms;
+    let reopen: HashSet<String> = prior.unfinished().into_iter().collect();
+    let fresh = prior.launch.is_none();
     let mut survey = Survey {
         config,
         may_change,
-        probed: HashSet::new(),
-        out: Surveyed {
-            resets: 1,
-            ..Surveyed::default()
-        },
+        out: SurveyState { cut: None, ..prior },
+        reopen,
+        chain: Vec::new(),
+        deadline: config.budget.map(|b| started + b),
+        watch,
         app,
     };
-    let launch = survey.screen()?;
-    survey.visit(launch.clone(), Vec::new(), None)?;
+    if fresh || !survey.reopen.is_empty() {
+        survey.app.reset()?;
+        survey.out.resets += 1;
+        let launch = survey.screen()?;
+        let launch = match survey.out.launch.take() {
+            // The app may start on another screen now (a remembered route): the earlier
+            // run's name stays, the model is about it.
+            Some(before) => before,
+            None => launch,
+        };
+        survey.out.launch = Some(launch.clone());
+        survey.visit(launch, Vec::new(), None)?;
+    }
     // Signals stay with the device until drained, restarts included: one drain takes
     // what every probe set off.
     survey.drain()?;
-    Ok((launch, survey.out))
+    survey.out.elapsed_ms = elapsed_before + started.elapsed().as_millis() as u64;
+    Ok(survey.out)
 }
 
 /// Builds the Monkey++ model of the web app `app` shows (its start page).
 pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebModel> {
+    build_web_model_watched(app, config, None, &mut |_| {})
+}
+
+/// [`build_web_model`], continuing the survey of `prior` when given (a survey cut by its
+/// budget, or killed: see [`SurveyState`]) and calling `watch` after each control the
+/// survey fires.
+pub fn build_web_model_watched(
+    app: &mut WebApp,
+    config: &WebModelConfig,
+    prior: Option<SurveyState>,
+    watch: &mut dyn FnMut(&SurveyProgress<'_>),
+) -> Result<WebModel> {
     let t = Instant::now();
     let analysis = JsAnalysis::analyse(app.scripts(), &Default::default());
     let start_url = app.chromium().start_url().to_owned();
     // The launch screen's name is only known once the page shows it; the code part names
     // it with a placeholder that is renamed below.
-    const LAUNCH: &str = "\u{0}launch";
     let code = web_code(app.scripts(), &analysis, LAUNCH);
     let static_ms = t.elapsed().as_secs_f64() * 1e3;
+    let parts = ModelParts {
+        code: &code,
+        analysis: &analysis,
+        start_url,
+    };
 
     // Which functions may change the screen: those whose code, callees included, has a
     // statement with a web effect. One walk backwards from those statements finds them
@@ -559,23 +934,15 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
             }
         }
     }
-    let changes_screen = |method: &str| changing.contains(method);
-    let method_of = |h: &HandlerRef| -> Option<&str> {
-        let HandlerRef::Js {
-            script,
-            line,
-            column,
-        } = h
-        else {
-            return None;
-        };
-        let f = analysis.function_at(script, *line, *column)?;
-        code.method_of_function.get(f).map(String::as_str)
-    };
     let may_change = |live: &LiveEvent| -> bool {
-        let methods: Vec<&str> = live.event.handlers.iter().filter_map(method_of).collect();
+        let methods: Vec<&str> = live
+            .event
+            .handlers
+            .iter()
+            .filter_map(|h| parts.method_of(h))
+            .collect();
         // Unknown code (no listener located, native links, form submits) may do anything.
-        methods.is_empty() || methods.iter().any(|m| changes_screen(m))
+        methods.is_empty() || methods.iter().any(|m| changing.contains(m))
     };
 
     let t = Instant::now();
@@ -584,69 +951,23 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
         quiet: Duration::from_millis(config.quiet_ms),
         ..settle
     });
-    let surveyed = survey(app, config, &may_change);
-    app.set_settle(settle);
-    let (launch, survey) = surveyed?;
-    let survey_ms = t.elapsed().as_secs_f64() * 1e3;
-
-    let mut vertices = Vec::new();
-    let mut edges = Vec::new();
-    let mut callbacks = HashSet::new();
-    for (id, rec) in &survey.ui {
-        for h in &rec.handlers {
-            if let Some(m) = method_of(h)
-                && !edges.iter().any(|e: &Edge| e.from == *id && e.to == m)
-            {
-                edges.push(Edge {
-                    from: id.clone(),
-                    to: m.to_owned(),
-                    kind: EdgeKind::Listener,
-                });
-                callbacks.insert(m.to_owned());
-            }
-        }
-        vertices.push(Vertex {
-            id: id.clone(),
-            kind: VertexKind::Ui {
-                screens: rec.screens.clone(),
-                label: rec.label.clone(),
-                event: rec.event,
-                effect: rec.effect.clone(),
-                locator: Locator {
-                    event_id: Some(id.clone()),
-                    ..Locator::default()
-                },
-            },
-        });
-    }
-    for mut v in code.vertices.iter().cloned() {
-        if let VertexKind::Method { role, screen, .. } = &mut v.kind {
-            if screen.as_deref() == Some(LAUNCH) {
-                *screen = Some(launch.clone());
-            }
-            if *role == MethodRole::Ordinary && callbacks.contains(&v.id) {
-                *role = MethodRole::Callback;
-            }
-        }
-        vertices.push(v);
-    }
-    edges.extend(code.edges.iter().cloned());
-    let model = AppModel {
-        app: start_url,
-        platform: "web".into(),
-        launch,
-        screens: survey
-            .screens
-            .iter()
-            .map(|s| Screen {
-                name: s.clone(),
-                kind: kind_of(s),
+    let surveyed = survey(
+        app,
+        config,
+        &may_change,
+        prior.unwrap_or_default(),
+        &mut |state, probe| {
+            watch(&SurveyProgress {
+                state,
+                probe,
+                parts: &parts,
             })
-            .collect(),
-        vertices,
-        edges,
-    };
-    model.check()?;
+        },
+    );
+    app.set_settle(settle);
+    let survey = surveyed?;
+    let survey_ms = t.elapsed().as_secs_f64() * 1e3;
+    let model = parts.assemble(&survey)?;
     Ok(WebModel {
         model,
         static_ms,
@@ -657,7 +978,8 @@ pub fn build_web_model(app: &mut WebApp, config: &WebModelConfig) -> Result<WebM
         backs: survey.backs,
         read_links: survey.read_links,
         static_effects: code.effects.clone(),
-        signals: survey.signals,
+        signals: survey.signals.clone(),
+        survey,
     })
 }
 
@@ -677,6 +999,101 @@ pub struct LiveStep {
     pub round_trip_ms: f64,
 }
 
+impl LiveStep {
+    /// The page shows another screen than the model expected.
+    pub fn diverged(&self) -> bool {
+        self.expected.as_deref() != Some(self.screen.as_str())
+    }
+}
+
+/// Why a control of the model was not touched in a live run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissReason {
+    /// No plan led to it: the model knows no way to its screen (no control the survey
+    /// fired leads there, or it is deeper than the search goes).
+    NeverReached,
+    /// Its turn came but the page did not offer it, even after a restart brought the app
+    /// back to its screen.
+    TargetNotFound,
+    /// The page went elsewhere than the model expected, and the plan made from there
+    /// could not reach it.
+    Diverged,
+    /// The run's time budget ran out before its turn.
+    Budget,
+    /// The run reached its cap of interactions (see [`LiveConfig::max_interactions`])
+    /// before its turn.
+    InteractionCap,
+}
+
+impl MissReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            MissReason::NeverReached => "never reached",
+            MissReason::TargetNotFound => "target not found",
+            MissReason::Diverged => "diverged",
+            MissReason::Budget => "time budget",
+            MissReason::InteractionCap => "interaction cap",
+        }
+    }
+}
+
+/// A control the live run did not touch, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Missed {
+    pub control: String,
+    pub label: String,
+    pub screens: Vec<String>,
+    pub why: MissReason,
+}
+
+/// How a plan is carried out on the page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LiveConfig {
+    /// Text typed into fields.
+    pub input: String,
+    /// When the page shows another screen than the model expected, plan again from the
+    /// screen it shows ([`crate::search_from`]) instead of going on with the old plan.
+    pub replan: bool,
+    /// The search that plans again.
+    pub search: SearchConfig,
+    /// Start no interaction once this much time has passed (none: no limit).
+    #[serde(default)]
+    pub budget: Option<Duration>,
+    /// At most this many interactions in all (none: three times the plan's, plus 20),
+    /// so that a page that diverges at every step cannot keep the run going.
+    #[serde(default)]
+    pub max_interactions: Option<usize>,
+    /// Steps the recorder's folder already holds (a resumed run): the first step is
+    /// numbered after them.
+    #[serde(default)]
+    pub steps_before: u64,
+}
+
+impl Default for LiveConfig {
+    fn default() -> Self {
+        LiveConfig {
+            input: "test".into(),
+            replan: true,
+            search: SearchConfig {
+                reuse: Reuse::NewInstance,
+                ..SearchConfig::default()
+            },
+            budget: None,
+            max_interactions: None,
+            steps_before: 0,
+        }
+    }
+}
+
+/// Why a live run stopped with planned interactions left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveCut {
+    Budget,
+    InteractionCap,
+}
+
 /// The outcome of carrying out a plan on the page.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct LiveOutcome {
@@ -685,23 +1102,29 @@ pub struct LiveOutcome {
     pub missing: Vec<String>,
     /// Steps after which the page showed another screen than the model expected.
     pub diverged: usize,
+    /// Times the run planned again from the screen the page showed.
+    pub replans: usize,
     /// Times the app was restarted to bring back a control the plan wanted.
     pub recoveries: usize,
     pub covered_ui: usize,
     pub interface_coverage: f64,
+    /// Controls the first plan touches.
+    pub planned_ui: usize,
+    /// Every control of the model not touched, with the reason.
+    pub missed: Vec<Missed>,
+    /// Why the run stopped with interactions left, if it did.
+    pub cut: Option<LiveCut>,
+    /// Planned interactions not carried out: when it stopped (while it runs, those still
+    /// to come).
+    pub not_done: usize,
     /// Distinct crash and error signals, with the step that first showed each.
     pub signals: Vec<(u64, Signal)>,
     pub coverage: Option<CoverageSnapshot>,
     pub duration_ms: u64,
 }
 
-/// Carries out `plan` on the page from a fresh start, following it in the model too, and
-/// records every step in `recorder` when one is given.
-///
-/// The model does not know the app's data: a control the plan wants may be gone (the
-/// demo's list rows after *Archive*). Then the app is restarted and brought back to the
-/// planned screen along the shortest path of controls the model knows, and the control is
-/// looked up again; these extra interactions are recorded and counted like the others.
+/// Carries out `plan` on the page from a fresh start with [`LiveConfig::default`]; see
+/// [`run_plan_watched`].
 pub fn run_plan(
     app: &mut WebApp,
     model: &AppModel,
@@ -709,38 +1132,222 @@ pub fn run_plan(
     input: &str,
     recorder: Option<&mut RunRecorder>,
 ) -> Result<LiveOutcome> {
+    let config = LiveConfig {
+        input: input.to_owned(),
+        ..LiveConfig::default()
+    };
+    run_plan_watched(app, model, plan, &config, recorder, &mut |_, _| {})
+}
+
+/// Carries out `plan` on the page from a fresh start, following it in the model too, and
+/// records every step in `recorder` when one is given; `watch` sees each step.
+///
+/// The model does not know the app's data: a control the plan wants may be gone (the
+/// demo's list rows after *Archive*). Then the app is restarted and brought back to the
+/// planned screen along the shortest path of controls the model knows, and the control is
+/// looked up again; these extra interactions are recorded and counted like the others.
+///
+/// Nor does the model know everything a control does: when the page shows another
+/// screen than the model expected after a step, the model follows the page
+/// ([`ModelRun::follow`]; a screen it does not know is left by a relaunch) and the rest is
+/// planned again from there ([`crate::search_from`]), leaving out controls already found
+/// missing. Every control not touched in the end is reported with the reason
+/// ([`LiveOutcome::missed`]).
+pub fn run_plan_watched(
+    app: &mut WebApp,
+    model: &AppModel,
+    plan: &SearchPlan,
+    config: &LiveConfig,
+    recorder: Option<&mut RunRecorder>,
+    watch: &mut dyn FnMut(&LiveStep, &LiveOutcome),
+) -> Result<LiveOutcome> {
+    let started = Instant::now();
+    let deadline = config.budget.map(|b| started + b);
     let mut live = Live {
-        started: Instant::now(),
+        started,
         out: LiveOutcome::default(),
         run: ModelRun::new(model, Reuse::NewInstance)?,
         seen: HashSet::new(),
         app,
-        input,
+        input: &config.input,
         recorder,
         listing: None,
+        steps_before: config.steps_before,
     };
     live.app.reset()?;
-    if let Some(rec) = live.recorder.as_deref_mut() {
+    // The start screen is step 0's picture; a resumed folder has its own.
+    if let Some(rec) = live.recorder.as_deref_mut()
+        && config.steps_before == 0
+    {
         let shot = live.app.device().screenshot()?;
         rec.save_screenshot(0, &shot)?;
     }
-    for step in &plan.steps {
+    let planned: BTreeSet<String> = plan.touched().into_iter().collect();
+    live.out.planned_ui = planned.len();
+    let mut why: HashMap<String, MissReason> = HashMap::new();
+    // Controls the page did not offer when their turn came: not planned again.
+    let mut gave_up: BTreeSet<String> = BTreeSet::new();
+    // Controls that led elsewhere than the model says when touched during the run.
+    let mut unreliable: BTreeSet<String> = BTreeSet::new();
+    let mut queue: std::collections::VecDeque<PlanStep> = plan.steps.iter().cloned().collect();
+    let cap = config.max_interactions.unwrap_or(3 * plan.steps.len() + 20);
+    'plan: while let Some(step) = queue.pop_front() {
+        let cut = if deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(LiveCut::Budget)
+        } else if live.out.steps.len() >= cap {
+            Some(LiveCut::InteractionCap)
+        } else {
+            None
+        };
+        if cut.is_some() {
+            live.out.cut = cut;
+            queue.push_front(step);
+            break;
+        }
+        let mut moves = Vec::new();
         if let Interaction::Touch(id) = &step.interaction
             && !live.offered(id)?
         {
             live.out.recoveries += 1;
-            live.step(&Interaction::Relaunch)?;
-            for c in path_to(model, &step.screen) {
-                live.step(&Interaction::Touch(c))?;
+            moves.push(Interaction::Relaunch);
+            moves.extend(
+                path_to(model, &step.screen)
+                    .into_iter()
+                    .map(Interaction::Touch),
+            );
+            moves.extend(shown_after(model, id).into_iter().map(Interaction::Touch));
+        }
+        moves.push(step.interaction.clone());
+        let last = moves.len() - 1;
+        for (k, m) in moves.iter().enumerate() {
+            live.step(m)?;
+            let done = live.out.steps.last().expect("just stepped");
+            if k == last
+                && let Interaction::Touch(id) = m
+                && !done.done
+            {
+                why.insert(id.clone(), MissReason::TargetNotFound);
+                gave_up.insert(id.clone());
+            }
+            let diverged = done.diverged();
+            if diverged && let Interaction::Touch(id) = m {
+                unreliable.insert(id.clone());
+            }
+            live.out.not_done = queue.len() + last - k;
+            watch(live.out.steps.last().expect("just stepped"), &live.out);
+            if diverged && config.replan {
+                let before: BTreeSet<String> = queue
+                    .iter()
+                    .filter_map(|s| match &s.interaction {
+                        Interaction::Touch(id) => Some(id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let screen = live.out.steps.last().expect("just stepped").screen.clone();
+                if !live.run.follow(&screen) {
+                    // A screen the survey never saw (a slide deck's next slide, as its
+                    // own hash): nothing to plan from; the plan goes on, and a control
+                    // it does not find is brought back by a restart.
+                    tracing::info!(
+                        "the page shows {screen}, which the model does not know: the plan goes on"
+                    );
+                    continue;
+                }
+                let mut planning = live.run.clone();
+                for id in &gave_up {
+                    planning.assume_covered(id);
+                }
+                let unreliable: Vec<String> = unreliable.iter().cloned().collect();
+                let again = crate::search_from(&planning, &config.search, &unreliable);
+                live.out.replans += 1;
+                let after: BTreeSet<String> = again.touched().into_iter().collect();
+                for id in before.difference(&after) {
+                    if !live.run.is_covered(id) {
+                        why.insert(id.clone(), MissReason::Diverged);
+                    }
+                }
+                tracing::info!(
+                    "the page shows {screen}, not what the model expected: planned again from there ({} interactions)",
+                    again.interactions()
+                );
+                queue = again.steps.into_iter().collect();
+                continue 'plan;
             }
         }
-        live.step(&step.interaction)?;
+    }
+    live.out.not_done = queue.len();
+    if let Some(cut) = live.out.cut {
+        let reason = match cut {
+            LiveCut::Budget => MissReason::Budget,
+            LiveCut::InteractionCap => MissReason::InteractionCap,
+        };
+        for s in &queue {
+            if let Interaction::Touch(id) = &s.interaction {
+                why.insert(id.clone(), reason);
+            }
+        }
     }
     let mut out = live.out;
+    out.missed = missed_controls(&live.run, &planned, &why);
     out.covered_ui = live.run.counts().0;
     out.interface_coverage = live.run.interface_coverage();
     out.duration_ms = live.started.elapsed().as_millis() as u64;
     Ok(out)
+}
+
+/// Every control of `run`'s model it has not covered, with the reason: the last one
+/// noted in `why`, else `diverged` for a control the first plan touched (the run went
+/// elsewhere) and `never_reached` for one it did not.
+fn missed_controls(
+    run: &ModelRun<'_>,
+    planned: &BTreeSet<String>,
+    why: &HashMap<String, MissReason>,
+) -> Vec<Missed> {
+    run.model()
+        .ui_vertices()
+        .filter(|(_, v)| !run.is_covered(&v.id))
+        .filter_map(|(_, v)| {
+            let VertexKind::Ui { screens, label, .. } = &v.kind else {
+                return None;
+            };
+            let reason = why
+                .get(&v.id)
+                .copied()
+                .unwrap_or(if planned.contains(&v.id) {
+                    MissReason::Diverged
+                } else {
+                    MissReason::NeverReached
+                });
+            Some(Missed {
+                control: v.id.clone(),
+                label: label.clone(),
+                screens: screens.clone(),
+                why: reason,
+            })
+        })
+        .collect()
+}
+
+/// The controls to touch, in order, before `id` is offered: the chain of
+/// [`Locator::shown_after`] (empty when it needs none).
+fn shown_after(model: &AppModel, id: &str) -> Vec<String> {
+    let locator = |id: &str| {
+        model.vertices.iter().find_map(|v| match &v.kind {
+            VertexKind::Ui { locator, .. } if v.id == id => Some(locator.clone()),
+            _ => None,
+        })
+    };
+    let mut chain: Vec<String> = Vec::new();
+    let mut at = id.to_owned();
+    while let Some(before) = locator(&at).and_then(|l| l.shown_after) {
+        if before == id || chain.contains(&before) {
+            break;
+        }
+        chain.push(before.clone());
+        at = before;
+    }
+    chain.reverse();
+    chain
 }
 
 /// The shortest sequence of controls that leads from the launch screen to `screen`,
@@ -788,6 +1395,8 @@ struct Live<'a, 'm> {
     recorder: Option<&'a mut RunRecorder>,
     /// The page's controls, listed by `offered` for the touch that follows.
     listing: Option<Vec<LiveEvent>>,
+    /// Steps the recorder's folder already holds.
+    steps_before: u64,
 }
 
 impl Live<'_, '_> {
@@ -806,7 +1415,7 @@ impl Live<'_, '_> {
         if !matches!(interaction, Interaction::Touch(_)) {
             self.listing = None;
         }
-        let n = self.out.steps.len() as u64 + 1;
+        let n = self.steps_before + self.out.steps.len() as u64 + 1;
         let t = Instant::now();
         let mut done = true;
         let mut error = None;
@@ -999,7 +1608,79 @@ pub fn map_recorded_run(
 
 #[cfg(test)]
 mod tests {
-    use super::origin_of;
+    use super::*;
+
+    #[test]
+    fn each_control_not_touched_is_reported_with_the_last_reason_seen() {
+        let ui = |id: &str, screen: &str, effect: Option<Effect>, after: Option<&str>| Vertex {
+            id: id.into(),
+            kind: VertexKind::Ui {
+                screens: vec![screen.into()],
+                label: id.to_uppercase(),
+                event: UiEvent::Click,
+                effect,
+                locator: Locator {
+                    shown_after: after.map(Into::into),
+                    ..Locator::default()
+                },
+            },
+        };
+        let model = AppModel {
+            app: "reasons".into(),
+            platform: "web".into(),
+            launch: "A".into(),
+            screens: vec![
+                Screen {
+                    name: "A".into(),
+                    kind: ScreenKind::Page,
+                },
+                Screen {
+                    name: "Island".into(),
+                    kind: ScreenKind::Page,
+                },
+            ],
+            vertices: vec![
+                ui("next", "A", None, None),
+                ui("prev", "A", None, Some("next")),
+                ui("first", "A", None, Some("prev")),
+                ui("gone", "A", None, None),
+                ui("late", "A", None, None),
+                ui("lost", "Island", None, None),
+            ],
+            edges: vec![],
+        };
+        let mut run = ModelRun::new(&model, Reuse::NewInstance).unwrap();
+        run.touch("next").unwrap();
+        let planned: BTreeSet<String> = ["next", "prev", "gone", "late"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let why = HashMap::from([
+            ("gone".to_string(), MissReason::TargetNotFound),
+            ("late".to_string(), MissReason::Budget),
+        ]);
+        let missed: Vec<(&str, MissReason)> = missed_controls(&run, &planned, &why)
+            .iter()
+            .map(|m| (model_id(&model, &m.control), m.why))
+            .collect();
+        assert_eq!(
+            missed,
+            [
+                ("prev", MissReason::Diverged),
+                ("first", MissReason::NeverReached),
+                ("gone", MissReason::TargetNotFound),
+                ("late", MissReason::Budget),
+                ("lost", MissReason::NeverReached),
+            ]
+        );
+        // A control that appeared after another is brought back through the chain.
+        assert_eq!(shown_after(&model, "first"), ["next", "prev"]);
+        assert!(shown_after(&model, "next").is_empty());
+    }
+
+    fn model_id<'m>(model: &'m AppModel, id: &str) -> &'m str {
+        &model.vertices.iter().find(|v| v.id == id).unwrap().id
+    }
 
     #[test]
     fn origins_are_scheme_host_and_port() {
