@@ -16,7 +16,13 @@
 //! - `pirltest`: the default preset;
 //! - `pirltest:SPEC` and `pirltest-paper:SPEC`: that preset with `--plugins SPEC`, where
 //!   SPEC separates plug-ins by `:` (`pirltest:-frontier:-effect-prior` switches two
-//!   off), for ablations.
+//!   off), for ablations;
+//! - `greybox` (the grey-box paper's configuration D: event-dependency-guided pairs),
+//!   `greybox-blackbox` (its black-box baseline B: every pair of events) and `monkeypp`
+//!   (model-driven depth-first search): tools that rip or survey the app before they act,
+//!   so they get a wall-clock budget instead of a step count, `--minutes` (default 2, about
+//!   what a 200-step run of the others takes here), and run once per app (they draw no
+//!   random numbers; the first seed names the run).
 //!
 //! The out folder (default `target/suite/<split or all>`) holds `runs/<app>/<strategy>-
 //! seed<S>-<steps>` (each a usual run folder), `bin/` (the binaries every run of the suite
@@ -44,7 +50,7 @@ use crate::corpus::{self, App, Split};
 
 const USAGE: &str = "usage: cargo xtask suite [--strategies a,b] [--steps N] [--seeds 1,2] \
                      [--apps a,b | --split tune|test] [--jobs N] [--throttle POLICY] \
-                     [--out DIR] [--results DIR] [--rebuild yes]";
+                     [--minutes M] [--out DIR] [--results DIR] [--rebuild yes]";
 
 /// The strategies a suite runs by default: the two baselines, the paper's agent and the
 /// default one.
@@ -62,6 +68,8 @@ struct Options {
     out: Option<PathBuf>,
     results: Option<PathBuf>,
     rebuild: bool,
+    /// Wall-clock budget of each run of a time-bounded strategy.
+    minutes: f64,
 }
 
 fn list(v: &str) -> Vec<String> {
@@ -83,6 +91,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         out: None,
         results: None,
         rebuild: false,
+        minutes: 2.0,
     };
     for (flag, value) in crate::flag_values(rest, USAGE)? {
         match flag {
@@ -117,6 +126,13 @@ fn parse(rest: &[String]) -> Result<Options> {
             "--throttle" => o.throttle = Some(value.trim().to_owned()),
             "--out" => o.out = Some(PathBuf::from(value)),
             "--results" => o.results = Some(PathBuf::from(value)),
+            "--minutes" => {
+                o.minutes = value
+                    .parse()
+                    .ok()
+                    .filter(|m: &f64| m.is_finite() && *m > 0.0)
+                    .with_context(|| format!("--minutes `{value}` is not a positive number"))?
+            }
             "--rebuild" => {
                 o.rebuild = match value {
                     "yes" | "true" => true,
@@ -140,20 +156,45 @@ fn parse(rest: &[String]) -> Result<Options> {
     Ok(o)
 }
 
-/// The binary and the arguments that run strategy `name`.
-fn command_of(name: &str) -> Result<(&'static str, Vec<String>)> {
+/// How long a run of a strategy goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// `--steps N --seed S`, once per seed.
+    Steps,
+    /// `--minutes M`, once per app.
+    Minutes,
+}
+
+/// The binaries a suite may run.
+const BINARIES: [&str; 4] = ["pirltest", "monkey", "greybox", "monkeypp"];
+
+/// The binary and the arguments that run strategy `name`, and how its runs are bounded.
+fn command_of(name: &str) -> Result<(&'static str, Vec<String>, Bound)> {
     let (base, plugins) = match name.split_once(':') {
         Some((base, spec)) => (base, Some(spec.replace(':', ","))),
         None => (name, None),
     };
-    let (bin, mut args): (&str, Vec<String>) = match base {
-        "monkey" => ("monkey", Vec::new()),
-        "widget-random" => ("pirltest", vec!["--preset".into(), "random".into()]),
-        "pirltest-paper" => ("pirltest", vec!["--preset".into(), "paper".into()]),
-        "pirltest" => ("pirltest", vec!["--preset".into(), "default".into()]),
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let (bin, mut args, bound): (&str, Vec<String>, Bound) = match base {
+        "monkey" => ("monkey", Vec::new(), Bound::Steps),
+        "widget-random" => ("pirltest", words(&["--preset", "random"]), Bound::Steps),
+        "pirltest-paper" => ("pirltest", words(&["--preset", "paper"]), Bound::Steps),
+        "pirltest" => ("pirltest", words(&["--preset", "default"]), Bound::Steps),
+        "greybox" => (
+            "greybox",
+            words(&["--mode", "greybox", "--len", "2", "--top", "inf"]),
+            Bound::Minutes,
+        ),
+        "greybox-blackbox" => (
+            "greybox",
+            words(&["--mode", "blackbox", "--len", "2"]),
+            Bound::Minutes,
+        ),
+        "monkeypp" => ("monkeypp", Vec::new(), Bound::Minutes),
         _ => bail!(
-            "unknown strategy `{name}`: monkey, widget-random, pirltest-paper, pirltest, or \
-             pirltest:SPEC / pirltest-paper:SPEC with plug-ins separated by `:`"
+            "unknown strategy `{name}`: monkey, widget-random, pirltest-paper, pirltest, \
+             greybox, greybox-blackbox, monkeypp, or pirltest:SPEC / pirltest-paper:SPEC with \
+             plug-ins separated by `:`"
         ),
     };
     if let Some(spec) = plugins {
@@ -168,7 +209,7 @@ fn command_of(name: &str) -> Result<(&'static str, Vec<String>)> {
     if bin == "pirltest" {
         args.extend(["--progress".into(), "0".into()]);
     }
-    Ok((bin, args))
+    Ok((bin, args, bound))
 }
 
 /// A strategy's name as a folder name.
@@ -250,8 +291,15 @@ pub fn run(rest: &[String]) -> Result<()> {
     let mut jobs = VecDeque::new();
     for app in &apps {
         for strategy in &o.strategies {
+            let (_, _, bound) = command_of(strategy)?;
             for &seed in &o.seeds {
-                let name = format!("{}-seed{seed}-{}", tag(strategy), o.steps);
+                if bound == Bound::Minutes && seed != o.seeds[0] {
+                    continue;
+                }
+                let name = match bound {
+                    Bound::Steps => format!("{}-seed{seed}-{}", tag(strategy), o.steps),
+                    Bound::Minutes => format!("{}-{}min", tag(strategy), o.minutes),
+                };
                 jobs.push_back(Job {
                     app: app.clone(),
                     strategy: strategy.clone(),
@@ -269,6 +317,11 @@ pub fn run(rest: &[String]) -> Result<()> {
         steps: o.steps,
         throttle: o.throttle.clone().unwrap_or_else(|| "200".to_owned()),
         jobs: o.jobs,
+        minutes: o
+            .strategies
+            .iter()
+            .any(|s| matches!(command_of(s), Ok((_, _, Bound::Minutes))))
+            .then_some(o.minutes),
     };
     let mut left = VecDeque::new();
     for j in jobs {
@@ -298,6 +351,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         let tx = tx.clone();
         let bin = bin.clone();
         let steps = o.steps;
+        let minutes = o.minutes;
         let throttle = o.throttle.clone();
         workers.push(std::thread::spawn(move || {
             loop {
@@ -309,7 +363,7 @@ pub fn run(rest: &[String]) -> Result<()> {
                     job.app.name, job.strategy, job.seed
                 );
                 let started = Instant::now();
-                let outcome = run_one(&bin, &job, steps, throttle.as_deref());
+                let outcome = run_one(&bin, &job, steps, minutes, throttle.as_deref());
                 if tx
                     .send(Done {
                         job,
@@ -381,8 +435,11 @@ pub fn run(rest: &[String]) -> Result<()> {
 /// time (or with `rebuild`); returns that folder.
 fn binaries(out: &Path, rebuild: bool) -> Result<PathBuf> {
     let bin = out.join("bin");
-    let names = ["pirltest", "monkey"];
-    if !rebuild && names.iter().all(|n| bin.join(n).is_file()) {
+    let missing: Vec<&str> = BINARIES
+        .into_iter()
+        .filter(|n| rebuild || !bin.join(n).is_file())
+        .collect();
+    if missing.is_empty() {
         eprintln!(
             "suite: using the binaries in {} (built when this suite began; --rebuild yes \
              replaces them)",
@@ -390,9 +447,11 @@ fn binaries(out: &Path, rebuild: bool) -> Result<PathBuf> {
         );
         return Ok(bin);
     }
-    let release = crate::build_release(&names)?;
+    // Only what is missing: the runs already made keep being compared with runs of the
+    // same binaries.
+    let release = crate::build_release(&missing)?;
     std::fs::create_dir_all(&bin)?;
-    for n in names {
+    for n in &missing {
         let from = release.join(n);
         let to = bin.join(n);
         // Copy under another name first, so a killed copy never leaves half a binary.
@@ -408,34 +467,42 @@ fn binaries(out: &Path, rebuild: bool) -> Result<PathBuf> {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default();
-    std::fs::write(
-        bin.join("built-from.txt"),
-        format!("commit {head} (with the working tree's changes at the time)\n"),
+    append(
+        &bin.join("built-from.txt"),
+        &format!(
+            "{}: commit {head} (with the working tree's changes at the time)\n",
+            missing.join(", ")
+        ),
     )?;
     Ok(bin)
 }
 
 /// Runs one strategy on one app into `job.dir`, its output in `job.dir` + `.log`.
-fn run_one(bin: &Path, job: &Job, steps: u64, throttle: Option<&str>) -> Result<()> {
+fn run_one(bin: &Path, job: &Job, steps: u64, minutes: f64, throttle: Option<&str>) -> Result<()> {
     let _ = std::fs::remove_dir_all(&job.dir);
     if let Some(parent) = job.dir.parent() {
         std::fs::create_dir_all(parent)?;
     }
     let server = corpus::serve(&job.app)?;
-    let (name, args) = command_of(&job.strategy)?;
+    let (name, args, bound) = command_of(&job.strategy)?;
     let log_path = job.dir.with_extension("log");
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
     let mut cmd = Command::new(bin.join(name));
-    cmd.args(["--url", &server.url(), "--steps", &steps.to_string()])
-        .args(["--seed", &job.seed.to_string()])
-        .arg("--out")
+    cmd.args(["--url", &server.url()]);
+    match bound {
+        Bound::Steps => cmd
+            .args(["--steps", &steps.to_string()])
+            .args(["--seed", &job.seed.to_string()]),
+        Bound::Minutes => cmd.args(["--minutes", &minutes.to_string()]),
+    };
+    cmd.arg("--out")
         .arg(&job.dir)
         .args(&args)
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
-    if let Some(t) = throttle {
+    if let (Some(t), Bound::Steps) = (throttle, bound) {
         cmd.args(["--throttle", t]);
     }
     if job.app.settle_ms.is_some() {
@@ -513,12 +580,19 @@ mod tests {
     #[test]
     fn strategies_map_to_binaries_and_presets() {
         assert_eq!(command_of("monkey").unwrap().0, "monkey");
-        let (bin, a) = command_of("widget-random").unwrap();
+        let (bin, a, bound) = command_of("greybox").unwrap();
+        assert_eq!((bin, bound), ("greybox", Bound::Minutes));
+        assert!(a.windows(2).any(|w| w == ["--mode", "greybox"]), "{a:?}");
+        let (_, a, _) = command_of("greybox-blackbox").unwrap();
+        assert!(a.windows(2).any(|w| w == ["--mode", "blackbox"]), "{a:?}");
+        assert_eq!(command_of("monkeypp").unwrap().2, Bound::Minutes);
+        let (bin, a, bound) = command_of("widget-random").unwrap();
+        assert_eq!(bound, Bound::Steps);
         assert_eq!(bin, "pirltest");
         assert!(a.windows(2).any(|w| w == ["--preset", "random"]), "{a:?}");
-        let (_, a) = command_of("pirltest-paper").unwrap();
+        let (_, a, _) = command_of("pirltest-paper").unwrap();
         assert!(a.windows(2).any(|w| w == ["--preset", "paper"]), "{a:?}");
-        let (_, a) = command_of("pirltest:-frontier:-effect-prior").unwrap();
+        let (_, a, _) = command_of("pirltest:-frontier:-effect-prior").unwrap();
         assert!(a.windows(2).any(|w| w == ["--preset", "default"]), "{a:?}");
         assert!(
             a.windows(2)
@@ -537,6 +611,8 @@ mod tests {
         assert!(e.to_string().contains("train"), "{e}");
         let e = parse(&args(&["--throttle", "sometimes"])).unwrap_err();
         assert!(e.to_string().contains("sometimes"), "{e}");
+        let e = parse(&args(&["--minutes", "-2"])).unwrap_err();
+        assert!(e.to_string().contains("--minutes"), "{e}");
         let e = parse(&args(&["--jobs", "0"])).unwrap_err();
         assert!(e.to_string().contains("--jobs"), "{e}");
         let e = parse(&args(&["--pace", "1"])).unwrap_err();

@@ -54,6 +54,26 @@ pub struct SuiteSettings {
     pub throttle: String,
     /// Runs at a time.
     pub jobs: usize,
+    /// Wall-clock budget of each run of a strategy bounded in time rather than steps
+    /// (grey-box, Monkey++), if the suite has one.
+    #[serde(default)]
+    pub minutes: Option<f64>,
+}
+
+impl SuiteSettings {
+    /// One sentence on how the runs were bounded.
+    fn bounds(&self) -> String {
+        let mut s = format!(
+            "{} steps, seeds {:?}, throttle `{}`",
+            self.steps, self.seeds, self.throttle
+        );
+        if let Some(m) = self.minutes {
+            s.push_str(&format!(
+                "; strategies bounded in time get {m} min and run once per app"
+            ));
+        }
+        s
+    }
 }
 
 /// What one strategy did on one app, medians over its seeds.
@@ -365,10 +385,11 @@ impl Suite {
         let st = &self.settings;
         let _ = writeln!(
             s,
-            "# Suite\n\n{} steps, seeds {:?}, throttle `{}`, {} run(s) at a time. Gains are \
-             functions (and block bytes) covered beyond the first step; medians over seeds, \
-             then over apps. Ratios are the gain over the baseline's on the same app.\n",
-            st.steps, st.seeds, st.throttle, st.jobs
+            "# Suite\n\n{}; {} run(s) at a time. Gains are functions (and block bytes) \
+             covered beyond the first step; medians over seeds, then over apps. Ratios are \
+             the gain over the baseline's on the same app.\n",
+            st.bounds(),
+            st.jobs
         );
         if self.missing_runs > 0 {
             let _ = writeln!(
@@ -453,13 +474,10 @@ impl Suite {
         let st = &self.settings;
         let _ = writeln!(
             s,
-            "<h1>Suite</h1><p>{} steps, seeds {:?}, throttle <code>{}</code>, {} run(s) at a \
-             time. Gains are functions (and block bytes) covered beyond the first step; \
-             medians over seeds, then over apps. Ratios are the gain over the baseline's on \
-             the same app.</p>",
-            st.steps,
-            st.seeds,
-            escape(&st.throttle),
+            "<h1>Suite</h1><p>{}; {} run(s) at a time. Gains are functions (and block bytes) \
+             covered beyond the first step; medians over seeds, then over apps. Ratios are \
+             the gain over the baseline's on the same app.</p>",
+            escape(&st.bounds()),
             st.jobs
         );
         if self.missing_runs > 0 {

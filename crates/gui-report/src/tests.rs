@@ -854,6 +854,7 @@ fn a_suite_takes_medians_over_seeds_then_apps_and_ratios_to_both_baselines() {
         steps: 11,
         throttle: "200".into(),
         jobs: 2,
+        minutes: Some(2.0),
     };
     let mut runs = Vec::new();
     // Per-step gains on app a: monkey 1 and 3 (median gain 20), widget-random 4 (40),
@@ -919,6 +920,7 @@ fn a_suite_takes_medians_over_seeds_then_apps_and_ratios_to_both_baselines() {
 
     let md = suite.markdown();
     assert!(md.contains("3 run(s) have not finished"), "{md}");
+    assert!(md.contains("bounded in time get 2 min"), "{md}");
     assert!(
         md.contains("| pirltest | 1 | 60 | 6000 | 3.00x | 1.50x |"),
         "{md}"
