@@ -36,7 +36,8 @@ struct Cli {
     /// step, Eq. 3 targets from the network being trained, Boltzmann over Q-values with
     /// system actions weighted 0.5, pages the same at 0.75, no plug-in), `default` (the
     /// paper with this workspace's plug-ins) or `random` (the default agent's vision and
-    /// candidates, one drawn uniformly, no learning). The flags below change the preset.
+    /// candidates, one drawn uniformly, no learning). `--plugins` and the numbers below
+    /// change the preset.
     #[arg(long, default_value = "default", value_name = "paper|default|random", value_parser = preset)]
     preset: Preset,
     /// Plug-ins to switch on (`name`) or off (`-name`) on top of the preset,
@@ -47,10 +48,6 @@ struct Cli {
     /// Softmax temperature of the Boltzmann policy (preset: 1 in `paper`, 0.1 otherwise).
     #[arg(long, allow_hyphen_values = true)]
     temperature: Option<f64>,
-    /// Divide each choice's Q-values by their spread over the screen's candidates, so
-    /// that --temperature is in units of that spread (the `spread-scale` plug-in).
-    #[arg(long)]
-    spread_scale: bool,
     /// Discount γ of the Q-learning target (Eq. 3; preset: 0.9).
     #[arg(long, allow_hyphen_values = true)]
     gamma: Option<f64>,
@@ -59,50 +56,12 @@ struct Cli {
     /// paper does (the `idle-reward` plug-in; preset: 0 in `default`, off in `paper`).
     #[arg(long, value_name = "R|off", value_parser = idle_reward, allow_hyphen_values = true)]
     idle_reward: Option<IdleReward>,
-    /// Switch off the `effect-prior` plug-in (as `--plugins -effect-prior`).
-    #[arg(long)]
-    no_effect_prior: bool,
-    /// Switch off the `modal-focus` plug-in.
-    #[arg(long)]
-    no_modal_focus: bool,
-    /// Switch off the `frontier` plug-in.
-    #[arg(long)]
-    no_frontier: bool,
-    /// Switch off the `frontier-mass` plug-in.
-    #[arg(long)]
-    no_frontier_mass: bool,
-    /// Switch off the `state-refresh` plug-in.
-    #[arg(long)]
-    no_state_refresh: bool,
-    /// Switch off the `local-novelty` plug-in: judge whether an action that stays on its
-    /// page showed something new by the whole screen.
-    #[arg(long)]
-    whole_screen_novelty: bool,
-    /// Switch on the `command-states` plug-in.
-    #[arg(long)]
-    command_states: bool,
     /// At most this many steps per screen run its commands (buttons that changed it and
     /// stayed in place) back to back in orders not yet run: every ordered pair, and every
     /// ordered triple on screens with at most 4 commands (the `command-sequences`
     /// plug-in; preset: 30 in `default`). 0 turns it off.
     #[arg(long)]
     sequence_budget: Option<u32>,
-    /// Switch off the `fields-first` plug-in.
-    #[arg(long)]
-    no_fields_first: bool,
-    /// Switch off the `settings-recheck` plug-in.
-    #[arg(long)]
-    no_settings_recheck: bool,
-    /// Switch off the `fresh-exits` plug-in.
-    #[arg(long)]
-    no_fresh_exits: bool,
-    /// Switch on the `state-reward` plug-in.
-    #[arg(long)]
-    state_reward: bool,
-    /// Switch off the `optimistic` plug-in: rank actions never executed on their page by
-    /// the network's guess, as the paper does.
-    #[arg(long)]
-    no_optimistic: bool,
     /// After this many steps in a row that showed nothing new, choose by the effect prior
     /// and the frontier alone (the Q-values set equal) until a step shows something new
     /// (the `stall-reset` plug-in; preset: 20 in `default`). 0 never does.
@@ -113,13 +72,6 @@ struct Cli {
     /// `default`). 0 sets no limit.
     #[arg(long)]
     region_sights: Option<u32>,
-    /// Switch off the `anchor-match` plug-in: match a page's widgets by IoU alone, as the
-    /// paper does.
-    #[arg(long)]
-    no_anchor_match: bool,
-    /// Switch on the `print-pages` plug-in.
-    #[arg(long)]
-    print_pages: bool,
     /// The largest share of decisions made at a window size other than the start size
     /// (0 to 1; the `resize-budget` plug-in; preset: 0.1 in `default`). 1 sets no limit.
     #[arg(long)]
@@ -207,29 +159,6 @@ fn agent_config(cli: &Cli) -> Result<AgentConfig> {
         seed: cli.run.seed,
         ..AgentConfig::preset(cli.preset)
     };
-    // The old switches, as the plug-ins they are.
-    let switches = [
-        (cli.no_effect_prior, "effect-prior", false),
-        (cli.no_modal_focus, "modal-focus", false),
-        (cli.no_frontier, "frontier", false),
-        (cli.no_frontier_mass, "frontier-mass", false),
-        (cli.no_state_refresh, "state-refresh", false),
-        (cli.whole_screen_novelty, "local-novelty", false),
-        (cli.command_states, "command-states", true),
-        (cli.no_fields_first, "fields-first", false),
-        (cli.no_settings_recheck, "settings-recheck", false),
-        (cli.no_fresh_exits, "fresh-exits", false),
-        (cli.state_reward, "state-reward", true),
-        (cli.no_optimistic, "optimistic", false),
-        (cli.no_anchor_match, "anchor-match", false),
-        (cli.print_pages, "print-pages", true),
-        (cli.spread_scale, "spread-scale", true),
-    ];
-    for (given, name, on) in switches {
-        if given {
-            config.set_plugin(name, on)?;
-        }
-    }
     if let Some(spec) = &cli.plugins {
         config.apply_plugins(spec).context("--plugins")?;
     }
