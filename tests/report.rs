@@ -283,3 +283,63 @@ fn the_report_binary_names_what_it_cannot_read() {
     let err = text(&out.stderr);
     assert!(err.contains("signals.jsonl:1"), "{err}");
 }
+
+#[test]
+fn the_report_binary_renders_a_suite_folder_as_one_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for (strategy, steps) in [("monkey", 12), ("widget-random", 15)] {
+        let run = monkey_run(&dir.path().join(strategy), steps);
+        runs.push(gui_report::SuiteRun {
+            app: "demo".into(),
+            split: "tune".into(),
+            kind: "form".into(),
+            strategy: strategy.into(),
+            seed: 1,
+            result: gui_report::RunResult::of(&RunFolder::load(&run).unwrap()),
+        });
+    }
+    let settings = gui_report::SuiteSettings {
+        strategies: vec!["monkey".into(), "widget-random".into()],
+        seeds: vec![1],
+        steps: 15,
+        throttle: "200".into(),
+        jobs: 1,
+        minutes: None,
+    };
+    let suite = gui_report::Suite::summarise(settings, &runs, 0);
+    let folder = dir.path().join("suite");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("suite.json"),
+        serde_json::to_vec(&suite).unwrap(),
+    )
+    .unwrap();
+    let out = report(&[&folder]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(folder.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Split tune</h2>"), "{html}");
+    assert!(html.contains("widget-random (median of 1 seed(s))"));
+    assert_eq!(html.matches("<svg").count(), 1, "one plot for the one app");
+    // A suite has no JUnit form, and a torn suite.json is named.
+    let out = Command::new(env!("CARGO_BIN_EXE_report"))
+        .arg(&folder)
+        .arg("--junit")
+        .arg(dir.path().join("x.xml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--junit"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(folder.join("suite.json"), "{\"settings\":").unwrap();
+    let out = report(&[&folder]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("suite.json"),
+        "{}",
+        text(&out.stderr)
+    );
+}
