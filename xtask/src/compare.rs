@@ -376,10 +376,7 @@ pub fn run(rest: &[String]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| (*s).to_owned()).collect()
-    }
+    use crate::test_args as args;
 
     #[test]
     fn the_throttle_defaults_to_adat_and_a_bad_one_is_refused_by_name() {

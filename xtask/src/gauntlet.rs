@@ -449,10 +449,7 @@ pub fn run(rest: &[String]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| (*s).to_owned()).collect()
-    }
+    use crate::test_args as args;
 
     #[test]
     fn the_plain_page_always_runs_first() {

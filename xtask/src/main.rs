@@ -196,6 +196,12 @@ pub(crate) fn flag_values<'a>(rest: &'a [String], usage: &str) -> Result<Vec<(&'
     Ok(pairs)
 }
 
+/// Command-line words, for the tasks' tests.
+#[cfg(test)]
+pub(crate) fn test_args(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| (*s).to_owned()).collect()
+}
+
 /// The median of `v`; NaN when empty.
 pub(crate) fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();

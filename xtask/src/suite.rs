@@ -560,10 +560,7 @@ fn append(path: &Path, line: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| (*s).to_owned()).collect()
-    }
+    use crate::test_args as args;
 
     #[test]
     fn defaults_are_the_four_strategies_at_200_steps_two_seeds_two_jobs() {

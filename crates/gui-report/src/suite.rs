@@ -29,6 +29,38 @@ use crate::{Error, Result, RunFolder};
 pub const MONKEY: &str = "monkey";
 /// The baseline of uniform choice over the detected widgets and their actions.
 pub const WIDGET_RANDOM: &str = "widget-random";
+/// What the numbers of a suite's tables are, after how the runs were bounded.
+const INTRO: &str = "Gains are functions (and block bytes) covered beyond the first step; \
+                     medians over seeds, then over apps. Ratios are the gain over the \
+                     baseline's on the same app.";
+/// Columns of a split's table.
+const SPLIT_HEAD: [&str; 11] = [
+    "strategy",
+    "apps",
+    "function gain",
+    "block gain",
+    "÷ monkey",
+    "÷ widget-random",
+    "signals",
+    "hangs",
+    "crashes",
+    "steps/min",
+    "agent share",
+];
+/// Columns of an app's table: a split's, with the runs finished in place of the apps.
+const APP_HEAD: [&str; 11] = [
+    "strategy",
+    "runs",
+    "function gain",
+    "block gain",
+    "÷ monkey",
+    "÷ widget-random",
+    "signals",
+    "hangs",
+    "crashes",
+    "steps/min",
+    "agent share",
+];
 /// Points kept on each coverage curve of the HTML page.
 const CURVE_POINTS: usize = 100;
 
@@ -381,15 +413,10 @@ impl Suite {
 
     /// The tables as Markdown: per split, then per app.
     pub fn markdown(&self) -> String {
-        let mut s = String::new();
-        let st = &self.settings;
-        let _ = writeln!(
-            s,
-            "# Suite\n\n{}; {} run(s) at a time. Gains are functions (and block bytes) \
-             covered beyond the first step; medians over seeds, then over apps. Ratios are \
-             the gain over the baseline's on the same app.\n",
-            st.bounds(),
-            st.jobs
+        let mut s = format!(
+            "# Suite\n\n{}; {} run(s) at a time. {INTRO}\n\n",
+            self.settings.bounds(),
+            self.settings.jobs
         );
         if self.missing_runs > 0 {
             let _ = writeln!(
@@ -398,67 +425,81 @@ impl Suite {
                 self.missing_runs
             );
         }
+        let markdown = |head: &[&str], rows: Vec<Vec<String>>| {
+            let mut t = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+            for row in rows {
+                let _ = writeln!(t, "| {} |", row.join(" | "));
+            }
+            t
+        };
         for split in self.split_names() {
             let _ = writeln!(s, "## Split `{split}`\n");
-            let _ = writeln!(
-                s,
-                "| strategy | apps | function gain | block gain | ÷ monkey | ÷ widget-random \
-                 | signals | hangs | crashes | steps/min | agent share |"
-            );
-            let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
-            for r in self.splits.iter().filter(|r| r.split == split) {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {:.0} | {:.0} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
-                    r.strategy,
-                    r.apps,
-                    r.function_gain,
-                    r.byte_gain,
-                    times(r.vs_monkey),
-                    times(r.vs_widget_random),
-                    r.signals,
-                    r.hangs,
-                    r.crashes,
-                    r.steps_per_minute,
-                    percent(r.agent_share)
-                );
-            }
-            let _ = writeln!(s);
+            s.push_str(&markdown(&SPLIT_HEAD, self.split_rows(split)));
+            s.push('\n');
         }
-        let _ = writeln!(s, "## Per app\n");
-        let _ = writeln!(
-            s,
-            "| app | split | kind | strategy | runs | function gain | block gain | ÷ monkey \
-             | ÷ widget-random | signals | hangs | crashes | steps/min | agent share |"
-        );
-        let _ = writeln!(
-            s,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-        );
-        for a in &self.apps {
-            for r in &a.strategies {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {:.0} | {:.0} | {} | {} | {:.1} | {:.1} | {:.1} \
-                     | {:.0} | {} |",
-                    a.app,
-                    a.split,
-                    a.kind,
-                    r.strategy,
-                    r.runs,
-                    r.function_gain,
-                    r.byte_gain,
-                    times(r.vs_monkey),
-                    times(r.vs_widget_random),
-                    r.signals,
-                    r.hangs,
-                    r.crashes,
-                    r.steps_per_minute,
-                    percent(r.agent_share)
-                );
-            }
-        }
+        s.push_str("## Per app\n\n");
+        let rows = self
+            .apps
+            .iter()
+            .flat_map(|a| {
+                Self::app_rows(a).into_iter().map(|mut row| {
+                    let mut cells = vec![a.app.clone(), a.split.clone(), a.kind.clone()];
+                    cells.append(&mut row);
+                    cells
+                })
+            })
+            .collect();
+        let head: Vec<&str> = ["app", "split", "kind"]
+            .into_iter()
+            .chain(APP_HEAD)
+            .collect();
+        s.push_str(&markdown(&head, rows));
         s
+    }
+
+    /// One row per strategy of split `split`, in the order of [`SPLIT_HEAD`].
+    fn split_rows(&self, split: &str) -> Vec<Vec<String>> {
+        self.splits
+            .iter()
+            .filter(|r| r.split == split)
+            .map(|r| {
+                vec![
+                    r.strategy.clone(),
+                    r.apps.to_string(),
+                    format!("{:.0}", r.function_gain),
+                    format!("{:.0}", r.byte_gain),
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    format!("{:.0}", r.signals),
+                    format!("{:.0}", r.hangs),
+                    format!("{:.0}", r.crashes),
+                    format!("{:.0}", r.steps_per_minute),
+                    percent(r.agent_share),
+                ]
+            })
+            .collect()
+    }
+
+    /// One row per strategy of app `a`, in the order of [`APP_HEAD`].
+    fn app_rows(a: &AppResult) -> Vec<Vec<String>> {
+        a.strategies
+            .iter()
+            .map(|r| {
+                vec![
+                    r.strategy.clone(),
+                    r.runs.to_string(),
+                    format!("{:.0}", r.function_gain),
+                    format!("{:.0}", r.byte_gain),
+                    times(r.vs_monkey),
+                    times(r.vs_widget_random),
+                    format!("{:.1}", r.signals),
+                    format!("{:.1}", r.hangs),
+                    format!("{:.1}", r.crashes),
+                    format!("{:.0}", r.steps_per_minute),
+                    percent(r.agent_share),
+                ]
+            })
+            .collect()
     }
 
     /// One self-contained page: the split and app tables, then a coverage plot per app
@@ -471,14 +512,11 @@ impl Suite {
              padding:.2em .5em;text-align:right}td:first-child,th:first-child{text-align:left}\
              </style></head><body>\n",
         );
-        let st = &self.settings;
         let _ = writeln!(
             s,
-            "<h1>Suite</h1><p>{}; {} run(s) at a time. Gains are functions (and block bytes) \
-             covered beyond the first step; medians over seeds, then over apps. Ratios are \
-             the gain over the baseline's on the same app.</p>",
-            escape(&st.bounds()),
-            st.jobs
+            "<h1>Suite</h1><p>{}; {} run(s) at a time. {INTRO}</p>",
+            escape(&self.settings.bounds()),
+            self.settings.jobs
         );
         if self.missing_runs > 0 {
             let _ = writeln!(
@@ -487,67 +525,35 @@ impl Suite {
                 self.missing_runs
             );
         }
-        for split in self.split_names() {
-            let _ = writeln!(
-                s,
-                "<h2>Split {}</h2><table><tr><th>strategy</th><th>apps</th>\
-                 <th>function gain</th><th>block gain</th><th>÷ monkey</th>\
-                 <th>÷ widget-random</th><th>signals</th><th>hangs</th><th>crashes</th>\
-                 <th>steps/min</th><th>agent share</th></tr>",
-                escape(split)
-            );
-            for r in self.splits.iter().filter(|r| r.split == split) {
-                let _ = writeln!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td>\
-                     <td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td>\
-                     <td>{}</td></tr>",
-                    escape(&r.strategy),
-                    r.apps,
-                    r.function_gain,
-                    r.byte_gain,
-                    times(r.vs_monkey),
-                    times(r.vs_widget_random),
-                    r.signals,
-                    r.hangs,
-                    r.crashes,
-                    r.steps_per_minute,
-                    percent(r.agent_share)
-                );
+        let table = |head: &[&str], rows: Vec<Vec<String>>| {
+            let mut t = String::from("<table><tr>");
+            for h in head {
+                let _ = write!(t, "<th>{}</th>", escape(h));
             }
-            s.push_str("</table>\n");
+            t.push_str("</tr>\n");
+            for row in rows {
+                t.push_str("<tr>");
+                for c in row {
+                    let _ = write!(t, "<td>{}</td>", escape(&c));
+                }
+                t.push_str("</tr>\n");
+            }
+            t.push_str("</table>\n");
+            t
+        };
+        for split in self.split_names() {
+            let _ = writeln!(s, "<h2>Split {}</h2>", escape(split));
+            s.push_str(&table(&SPLIT_HEAD, self.split_rows(split)));
         }
         for a in &self.apps {
             let _ = writeln!(
                 s,
-                "<h2>{} <small>({}, {})</small></h2><table><tr><th>strategy</th><th>runs</th>\
-                 <th>function gain</th><th>block gain</th><th>÷ monkey</th>\
-                 <th>÷ widget-random</th><th>signals</th><th>hangs</th><th>crashes</th>\
-                 <th>steps/min</th><th>agent share</th></tr>",
+                "<h2>{} <small>({}, {})</small></h2>",
                 escape(&a.app),
                 escape(&a.split),
                 escape(&a.kind)
             );
-            for r in &a.strategies {
-                let _ = writeln!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{}</td>\
-                     <td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td>\
-                     <td>{}</td></tr>",
-                    escape(&r.strategy),
-                    r.runs,
-                    r.function_gain,
-                    r.byte_gain,
-                    times(r.vs_monkey),
-                    times(r.vs_widget_random),
-                    r.signals,
-                    r.hangs,
-                    r.crashes,
-                    r.steps_per_minute,
-                    percent(r.agent_share)
-                );
-            }
-            s.push_str("</table>\n");
+            s.push_str(&table(&APP_HEAD, Self::app_rows(a)));
             let (legend, series): (Vec<String>, Vec<Vec<(f64, u64)>>) = a
                 .strategies
                 .iter()
