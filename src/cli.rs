@@ -835,19 +835,10 @@ impl RunArgs {
     /// folder refused for `--resume` is left as it was.
     pub fn recorder(&self, strategy: &str, meta: &serde_json::Value) -> Result<RunRecorder> {
         if let Some(dir) = &self.resume {
-            let context = || format!("--resume {}", dir.display());
             // Everything is checked on the folder as read, before resuming changes it.
-            let reopened = RunRecorder::reopen(dir).with_context(context)?;
-            let theirs = reopened.prior().meta["strategy"]
-                .as_str()
-                .unwrap_or("unknown");
-            if theirs != strategy {
-                bail!(
-                    "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
-                    dir.display()
-                );
-            }
-            return reopened.resume().with_context(context);
+            return reopen_run(dir, strategy)?
+                .resume()
+                .with_context(|| format!("--resume {}", dir.display()));
         }
         let dir = self.out.clone().unwrap_or_else(|| {
             let t = std::time::SystemTime::now()
@@ -858,6 +849,34 @@ impl RunArgs {
         RunRecorder::create(&dir, meta)
             .with_context(|| format!("creating run folder {}", dir.display()))
     }
+}
+
+/// Locks and reads the run folder `dir` given to `--resume`, which must hold a run of
+/// `strategy`; a folder refused is left as it was.
+pub fn reopen_run(dir: &Path, strategy: &str) -> Result<gui_explore::ReopenedRun> {
+    let reopened =
+        RunRecorder::reopen(dir).with_context(|| format!("--resume {}", dir.display()))?;
+    let theirs = reopened.prior().meta["strategy"]
+        .as_str()
+        .unwrap_or("unknown");
+    if theirs != strategy {
+        bail!(
+            "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
+            dir.display()
+        );
+    }
+    Ok(reopened)
+}
+
+/// Refuses a new run's folder `dir` that already holds a run.
+pub fn refuse_existing_run(dir: &Path) -> Result<()> {
+    if dir.join("run.json").exists() {
+        bail!(
+            "{} already holds a run; choose another --out",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Explores `target` with `strategy` behind a progress bar (hidden when `verbose`): the

@@ -174,27 +174,9 @@ fn main() -> Result<()> {
     // folder that is already there, or one to resume that is not a greybox run.
     let reused = cli.efg.as_deref().map(read_efg).transpose()?;
     let mut reopened = match &cli.resume {
-        Some(d) => {
-            let context = || format!("--resume {}", d.display());
-            let reopened = gui_explore::RunRecorder::reopen(d).with_context(context)?;
-            let theirs = reopened.prior().meta["strategy"]
-                .as_str()
-                .unwrap_or("unknown");
-            if theirs != "greybox" {
-                bail!(
-                    "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
-                    d.display()
-                );
-            }
-            Some(reopened)
-        }
+        Some(d) => Some(cli::reopen_run(d, "greybox")?),
         None => {
-            if dir.join("run.json").exists() {
-                bail!(
-                    "{} already holds a run; choose another --out",
-                    dir.display()
-                );
-            }
+            cli::refuse_existing_run(&dir)?;
             None
         }
     };

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Parser;
 use gui_explore::{StopReason, Summary};
 use gui_greybox::js::JsConfig;
@@ -148,27 +148,9 @@ fn main() -> Result<()> {
     let total = cli.minutes.map(minutes);
     let deadline = total.map(|t| started + t);
     let reopened = match &cli.resume {
-        Some(d) => {
-            let context = || format!("--resume {}", d.display());
-            let reopened = gui_explore::RunRecorder::reopen(d).with_context(context)?;
-            let theirs = reopened.prior().meta["strategy"]
-                .as_str()
-                .unwrap_or("unknown");
-            if theirs != "monkeypp" {
-                bail!(
-                    "--resume {}: the folder holds a {theirs} run; continue it with `{theirs} --resume`",
-                    d.display()
-                );
-            }
-            Some(reopened)
-        }
+        Some(d) => Some(cli::reopen_run(d, "monkeypp")?),
         None => {
-            if dir.join("run.json").exists() {
-                bail!(
-                    "{} already holds a run; choose another --out",
-                    dir.display()
-                );
-            }
+            cli::refuse_existing_run(&dir)?;
             None
         }
     };
