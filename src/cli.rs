@@ -840,15 +840,21 @@ impl RunArgs {
                 .resume()
                 .with_context(|| format!("--resume {}", dir.display()));
         }
-        let dir = self.out.clone().unwrap_or_else(|| {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            PathBuf::from("runs").join(format!("{strategy}-seed{}-{t}", self.seed))
-        });
+        let dir = self
+            .out
+            .clone()
+            .unwrap_or_else(|| default_run_dir(&format!("{strategy}-seed{}", self.seed)));
         RunRecorder::create(&dir, meta)
             .with_context(|| format!("creating run folder {}", dir.display()))
     }
+}
+
+/// A new run's folder when `--out` is not given: `runs/<name>-<unix time>`.
+pub fn default_run_dir(name: &str) -> PathBuf {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    PathBuf::from("runs").join(format!("{name}-{t}"))
 }
 
 /// Locks and reads the run folder `dir` given to `--resume`, which must hold a run of

@@ -138,12 +138,7 @@ fn main() -> Result<()> {
     }
     let dir = match (&cli.resume, &cli.out) {
         (Some(d), _) | (None, Some(d)) => d.clone(),
-        (None, None) => {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            PathBuf::from("runs").join(format!("monkeypp-{t}"))
-        }
+        (None, None) => cli::default_run_dir("monkeypp"),
     };
     let total = cli.minutes.map(minutes);
     let deadline = total.map(|t| started + t);

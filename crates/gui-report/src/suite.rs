@@ -34,33 +34,26 @@ const INTRO: &str = "Gains are functions (and block bytes) covered beyond the fi
                      medians over seeds, then over apps. Ratios are the gain over the \
                      baseline's on the same app.";
 /// Columns of a split's table.
-const SPLIT_HEAD: [&str; 11] = [
-    "strategy",
-    "apps",
-    "function gain",
-    "block gain",
-    "÷ monkey",
-    "÷ widget-random",
-    "signals",
-    "hangs",
-    "crashes",
-    "steps/min",
-    "agent share",
-];
+const SPLIT_HEAD: [&str; 11] = head("apps");
 /// Columns of an app's table: a split's, with the runs finished in place of the apps.
-const APP_HEAD: [&str; 11] = [
-    "strategy",
-    "runs",
-    "function gain",
-    "block gain",
-    "÷ monkey",
-    "÷ widget-random",
-    "signals",
-    "hangs",
-    "crashes",
-    "steps/min",
-    "agent share",
-];
+const APP_HEAD: [&str; 11] = head("runs");
+
+/// The columns of a suite's tables, the second counting `count` (apps or runs).
+const fn head(count: &'static str) -> [&'static str; 11] {
+    [
+        "strategy",
+        count,
+        "function gain",
+        "block gain",
+        "÷ monkey",
+        "÷ widget-random",
+        "signals",
+        "hangs",
+        "crashes",
+        "steps/min",
+        "agent share",
+    ]
+}
 /// Points kept on each coverage curve of the HTML page.
 const CURVE_POINTS: usize = 100;
 
