@@ -17,6 +17,8 @@
 //! - `pirltest:SPEC` and `pirltest-paper:SPEC`: that preset with `--plugins SPEC`, where
 //!   SPEC separates plug-ins by `:` (`pirltest:-frontier:-effect-prior` switches two
 //!   off), for ablations;
+//! - `NAME#LABEL`: strategy NAME run again under its own tag (`pirltest#again`), to measure
+//!   the same configuration a second time beside others under the same load;
 //! - `greybox` (the grey-box paper's configuration D: event-dependency-guided pairs),
 //!   `greybox-blackbox` (its black-box baseline B: every pair of events) and `monkeypp`
 //!   (model-driven depth-first search): tools that rip or survey the app before they act,
@@ -170,6 +172,11 @@ const BINARIES: [&str; 4] = ["pirltest", "monkey", "greybox", "monkeypp"];
 
 /// The binary and the arguments that run strategy `name`, and how its runs are bounded.
 fn command_of(name: &str) -> Result<(&'static str, Vec<String>, Bound)> {
+    let name = match name.split_once('#') {
+        Some((_, label)) if label.is_empty() => bail!("strategy `{name}`: no label after `#`"),
+        Some((strategy, _)) => strategy,
+        None => name,
+    };
     let (base, plugins) = match name.split_once(':') {
         Some((base, spec)) => (base, Some(spec.replace(':', ","))),
         None => (name, None),
@@ -596,6 +603,12 @@ mod tests {
                 .any(|w| w == ["--plugins", "-frontier,-effect-prior"]),
             "{a:?}"
         );
+        assert_eq!(
+            command_of("pirltest:-frontier#again").unwrap().1,
+            command_of("pirltest:-frontier").unwrap().1
+        );
+        assert_eq!(tag("pirltest#again"), "pirltest~again");
+        assert!(command_of("pirltest#").is_err());
     }
 
     #[test]
