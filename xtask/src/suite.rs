@@ -5,7 +5,8 @@
 //! ```text
 //! cargo xtask suite [--strategies monkey,widget-random,pirltest-paper,pirltest]
 //!                   [--steps 200] [--seeds 1,2] [--apps a,b | --split tune|test]
-//!                   [--jobs 2] [--throttle POLICY] [--out DIR] [--rebuild yes]
+//!                   [--jobs 2] [--throttle POLICY] [--out DIR] [--results DIR]
+//!                   [--rebuild yes] [--run no]
 //! ```
 //!
 //! Strategies:
@@ -36,7 +37,8 @@
 //! be committed and a suite resumed on another machine without its run folders. A run
 //! with a result (or a run folder with `summary.json`) is never run again, so a killed
 //! suite continues where it stopped; a run that was cut short starts over. `report DIR`
-//! renders the suite as one page.
+//! renders the suite as one page; `--run no` only rewrites `suite.md` and `suite.json` from
+//! the results on record (to summarise another list of strategies, say).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -52,7 +54,8 @@ use crate::corpus::{self, App, Split};
 
 const USAGE: &str = "usage: cargo xtask suite [--strategies a,b] [--steps N] [--seeds 1,2] \
                      [--apps a,b | --split tune|test] [--jobs N] [--throttle POLICY] \
-                     [--minutes M] [--out DIR] [--results DIR] [--rebuild yes]";
+                     [--minutes M] [--out DIR] [--results DIR] [--rebuild yes] \
+                     [--run no]";
 
 /// The strategies a suite runs by default: the two baselines, the paper's agent and the
 /// default one.
@@ -70,6 +73,8 @@ struct Options {
     out: Option<PathBuf>,
     results: Option<PathBuf>,
     rebuild: bool,
+    /// `--run no`: summarise the results on record, run nothing.
+    run: bool,
     /// Wall-clock budget of each run of a time-bounded strategy.
     minutes: f64,
 }
@@ -79,6 +84,14 @@ fn list(v: &str) -> Vec<String> {
         .map(|x| x.trim().to_owned())
         .filter(|x| !x.is_empty())
         .collect()
+}
+
+fn yes_no(flag: &str, value: &str) -> Result<bool> {
+    match value {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        _ => bail!("{flag} takes yes or no, not `{value}`"),
+    }
 }
 
 fn parse(rest: &[String]) -> Result<Options> {
@@ -93,6 +106,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         out: None,
         results: None,
         rebuild: false,
+        run: true,
         minutes: 2.0,
     };
     for (flag, value) in crate::flag_values(rest, USAGE)? {
@@ -135,13 +149,8 @@ fn parse(rest: &[String]) -> Result<Options> {
                     .filter(|m: &f64| m.is_finite() && *m > 0.0)
                     .with_context(|| format!("--minutes `{value}` is not a positive number"))?
             }
-            "--rebuild" => {
-                o.rebuild = match value {
-                    "yes" | "true" => true,
-                    "no" | "false" => false,
-                    _ => bail!("--rebuild takes yes or no, not `{value}`"),
-                }
-            }
+            "--rebuild" => o.rebuild = yes_no("--rebuild", value)?,
+            "--run" => o.run = yes_no("--run", value)?,
             other => bail!("unknown option {other}\n{USAGE}"),
         }
     }
@@ -293,8 +302,6 @@ pub fn run(rest: &[String]) -> Result<()> {
     std::fs::create_dir_all(out.join("runs"))
         .with_context(|| format!("creating {}", out.display()))?;
     let results = o.results.clone().unwrap_or_else(|| out.join("results"));
-    crate::setup()?;
-    let bin = binaries(&out, o.rebuild)?;
     let mut jobs = VecDeque::new();
     for app in &apps {
         for strategy in &o.strategies {
@@ -350,6 +357,12 @@ pub fn run(rest: &[String]) -> Result<()> {
         out.display()
     );
     write_summary(&out, &settings, &all_jobs)?;
+    if !o.run {
+        eprintln!("suite: --run no: summarised the results on record");
+        return Ok(());
+    }
+    crate::setup()?;
+    let bin = binaries(&out, o.rebuild)?;
     let queue = Arc::new(Mutex::new(jobs));
     let (tx, rx) = mpsc::channel::<Done>();
     let mut workers = Vec::new();
@@ -623,6 +636,9 @@ mod tests {
         assert!(e.to_string().contains("sometimes"), "{e}");
         let e = parse(&args(&["--minutes", "-2"])).unwrap_err();
         assert!(e.to_string().contains("--minutes"), "{e}");
+        let e = parse(&args(&["--run", "later"])).unwrap_err();
+        assert!(e.to_string().contains("--run"), "{e}");
+        assert!(!parse(&args(&["--run", "no"])).unwrap().run);
         let e = parse(&args(&["--jobs", "0"])).unwrap_err();
         assert!(e.to_string().contains("--jobs"), "{e}");
         let e = parse(&args(&["--pace", "1"])).unwrap_err();

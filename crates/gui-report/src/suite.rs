@@ -11,6 +11,12 @@
 //! actions PIRLTest considers, from the same vision): a ratio above 1 is what the strategy
 //! adds over that baseline.
 //!
+//! A strategy `BASE:SPEC` (plug-ins switched by SPEC, an ablation) is also set against
+//! each run of `BASE` in the suite (`BASE` itself and any `BASE#LABEL`, the same
+//! configuration run again) by the rule defaults are decided by: the plug-ins earn their
+//! place if, with them, the split's median gain is higher and no app's median gain is
+//! more than 10 % lower ([`AblationResult`]).
+//!
 //! [`Suite::summarise`] builds the summary from run folders, [`Suite::markdown`] and
 //! [`Suite::html`] render it, and `suite.json` holds it between the two.
 
@@ -54,6 +60,26 @@ const fn head(count: &'static str) -> [&'static str; 11] {
         "agent share",
     ]
 }
+/// Columns of the ablation table.
+const ABLATION_HEAD: [&str; 8] = [
+    "ablation",
+    "against",
+    "apps",
+    "gain",
+    "its gain",
+    "median ÷",
+    "worst app for the plug-ins",
+    "plug-ins earn their place",
+];
+/// What the ablation table says.
+const ABLATION_INTRO: &str = "Each ablation against each run of the configuration it \
+     changes, over the apps both finished: the median gains, the median of the per-app \
+     ratio, the app where the side with the plug-ins fared worst against the side without \
+     (its gain with them over its gain without), and the rule defaults are decided by: the \
+     plug-ins earn their place if the side with them has the higher median gain and no \
+     app more than 10 % below the other side.";
+/// The most an app's median gain may drop with a plug-in on, for the plug-in to stay.
+const ABLATION_TOLERANCE: f64 = 0.9;
 /// Points kept on each coverage curve of the HTML page.
 const CURVE_POINTS: usize = 100;
 
@@ -160,12 +186,39 @@ pub struct SplitResult {
     pub crashes: f64,
 }
 
+/// An ablation (`BASE:SPEC`) against a run of its base configuration on one split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AblationResult {
+    pub split: String,
+    /// The strategy with plug-ins switched.
+    pub strategy: String,
+    /// The configuration it switches them in: `BASE` or `BASE#LABEL`.
+    pub base: String,
+    /// Apps both have finished runs on.
+    pub apps: usize,
+    /// Median over those apps of the ablation's gain, and of the base's.
+    pub function_gain: f64,
+    pub base_gain: f64,
+    /// Median over apps of the ablation's gain over the base's.
+    pub ratio: Option<f64>,
+    /// The app where the side with the plug-ins did worst against the side without, and
+    /// its gain there over the other side's.
+    pub worst_app: Option<String>,
+    pub worst_ratio: Option<f64>,
+    /// Whether the side with the plug-ins has the higher median gain and no app more than
+    /// 10 % below the other side; `None` when SPEC both adds and removes plug-ins.
+    pub plugins_earn_place: Option<bool>,
+}
+
 /// A whole suite, as `suite.json` holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suite {
     pub settings: SuiteSettings,
     pub apps: Vec<AppResult>,
     pub splits: Vec<SplitResult>,
+    /// Each ablation against each run of its base, per split.
+    #[serde(default)]
+    pub ablations: Vec<AblationResult>,
     /// Runs asked for that have not finished (a suite still running or stopped).
     pub missing_runs: usize,
 }
@@ -345,12 +398,100 @@ impl Suite {
             });
         }
         let splits = Self::splits(&settings, &apps);
+        let ablations = Self::ablations(&settings, &apps);
         Self {
             settings,
             apps,
             splits,
+            ablations,
             missing_runs,
         }
+    }
+
+    /// Each `BASE:SPEC[#LABEL]` against `BASE#LABEL` if the suite has it, else against
+    /// `BASE` and every `BASE#…`, on each split.
+    fn ablations(settings: &SuiteSettings, apps: &[AppResult]) -> Vec<AblationResult> {
+        let names = &settings.strategies;
+        let mut out = Vec::new();
+        for strategy in names {
+            let (config, label) = match strategy.split_once('#') {
+                Some((c, l)) => (c, Some(l)),
+                None => (strategy.as_str(), None),
+            };
+            let Some((base, spec)) = config.split_once(':') else {
+                continue;
+            };
+            let labelled = label.map(|l| format!("{base}#{l}"));
+            let bases: Vec<&String> = match labelled.as_ref().filter(|b| names.contains(b)) {
+                Some(b) => vec![b],
+                None => names
+                    .iter()
+                    .filter(|n| {
+                        *n == base || n.strip_prefix(base).is_some_and(|r| r.starts_with('#'))
+                    })
+                    .collect(),
+            };
+            // Which side has the plug-ins SPEC names.
+            let off = spec.split(':').all(|p| p.starts_with('-'));
+            let on = spec.split(':').all(|p| !p.starts_with('-'));
+            let splits: BTreeSet<&str> = apps.iter().map(|a| a.split.as_str()).collect();
+            for b in bases {
+                for split in &splits {
+                    let pairs: Vec<(&str, f64, f64)> = apps
+                        .iter()
+                        .filter(|a| a.split == *split)
+                        .filter_map(|a| {
+                            let gain = |n: &str| {
+                                a.strategies
+                                    .iter()
+                                    .find(|s| s.strategy == n)
+                                    .map(|s| s.function_gain)
+                            };
+                            Some((a.app.as_str(), gain(strategy)?, gain(b)?))
+                        })
+                        .collect();
+                    if pairs.is_empty() {
+                        continue;
+                    }
+                    let gain = median(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
+                    let base_gain = median(&pairs.iter().map(|p| p.2).collect::<Vec<_>>());
+                    let ratios: Vec<f64> = pairs.iter().filter_map(|p| ratio(p.1, p.2)).collect();
+                    // The side with the plug-ins over the side without, per app.
+                    let with_over_without = |p: &(&str, f64, f64)| {
+                        if off {
+                            ratio(p.2, p.1)
+                        } else {
+                            ratio(p.1, p.2)
+                        }
+                    };
+                    let worst = pairs
+                        .iter()
+                        .filter_map(|p| with_over_without(p).map(|r| (p.0, r)))
+                        .min_by(|x, y| x.1.total_cmp(&y.1));
+                    let plugins_earn_place = (off || on).then(|| {
+                        let (with, without) = if off {
+                            (base_gain, gain)
+                        } else {
+                            (gain, base_gain)
+                        };
+                        with > without && worst.is_none_or(|w| w.1 >= ABLATION_TOLERANCE)
+                    });
+                    out.push(AblationResult {
+                        split: (*split).to_owned(),
+                        strategy: strategy.clone(),
+                        base: b.clone(),
+                        apps: pairs.len(),
+                        function_gain: gain,
+                        base_gain,
+                        ratio: (!ratios.is_empty()).then(|| median(&ratios)),
+                        worst_app: worst.map(|w| w.0.to_owned()),
+                        worst_ratio: worst.map(|w| w.1),
+                        plugins_earn_place,
+                    });
+                }
+            }
+        }
+        out
     }
 
     fn splits(settings: &SuiteSettings, apps: &[AppResult]) -> Vec<SplitResult> {
@@ -429,6 +570,12 @@ impl Suite {
             let _ = writeln!(s, "## Split `{split}`\n");
             s.push_str(&markdown(&SPLIT_HEAD, self.split_rows(split)));
             s.push('\n');
+            let ablations = self.ablation_rows(split);
+            if !ablations.is_empty() {
+                let _ = writeln!(s, "### Ablations on `{split}`\n\n{ABLATION_INTRO}\n");
+                s.push_str(&markdown(&ABLATION_HEAD, ablations));
+                s.push('\n');
+            }
         }
         s.push_str("## Per app\n\n");
         let rows = self
@@ -468,6 +615,35 @@ impl Suite {
                     format!("{:.0}", r.crashes),
                     format!("{:.0}", r.steps_per_minute),
                     percent(r.agent_share),
+                ]
+            })
+            .collect()
+    }
+
+    /// One row per ablation and base on split `split`, in the order of [`ABLATION_HEAD`].
+    fn ablation_rows(&self, split: &str) -> Vec<Vec<String>> {
+        self.ablations
+            .iter()
+            .filter(|r| r.split == split)
+            .map(|r| {
+                let worst = match (&r.worst_app, r.worst_ratio) {
+                    (Some(app), Some(x)) => format!("{app} {x:.2}x"),
+                    _ => "–".to_owned(),
+                };
+                vec![
+                    r.strategy.clone(),
+                    r.base.clone(),
+                    r.apps.to_string(),
+                    format!("{:.0}", r.function_gain),
+                    format!("{:.0}", r.base_gain),
+                    times(r.ratio),
+                    worst,
+                    match r.plugins_earn_place {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "–",
+                    }
+                    .to_owned(),
                 ]
             })
             .collect()
@@ -537,6 +713,15 @@ impl Suite {
         for split in self.split_names() {
             let _ = writeln!(s, "<h2>Split {}</h2>", escape(split));
             s.push_str(&table(&SPLIT_HEAD, self.split_rows(split)));
+            let ablations = self.ablation_rows(split);
+            if !ablations.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "<h3>Ablations on {}</h3><p>{ABLATION_INTRO}</p>",
+                    escape(split)
+                );
+                s.push_str(&table(&ABLATION_HEAD, ablations));
+            }
         }
         for a in &self.apps {
             let _ = writeln!(

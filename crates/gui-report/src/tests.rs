@@ -939,3 +939,65 @@ fn a_suite_takes_medians_over_seeds_then_apps_and_ratios_to_both_baselines() {
     let e = Suite::load(dir.path()).unwrap_err().to_string();
     assert!(e.contains("suite.json") && e.contains("not a suite"), "{e}");
 }
+
+#[test]
+fn an_ablation_is_judged_against_each_run_of_its_base_by_the_default_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let strategies = ["pirltest", "pirltest#again", "pirltest:-x", "pirltest:+y"];
+    let settings = SuiteSettings {
+        strategies: strategies.iter().map(|s| (*s).to_owned()).collect(),
+        seeds: vec![1],
+        steps: 11,
+        throttle: "200".into(),
+        jobs: 1,
+        minutes: None,
+    };
+    // Per-step gains. Without x, app a gains more (6 against 5: x costs it 17 %), app b
+    // and c less; with y, every app gains at least as much as the default.
+    let gains = [
+        ("a", [5, 5, 6, 5]),
+        ("b", [4, 4, 2, 5]),
+        ("c", [3, 3, 1, 3]),
+    ];
+    let mut runs = Vec::new();
+    for (app, per_step) in gains {
+        for (strategy, g) in strategies.iter().zip(per_step) {
+            let name = format!("{app}-{}", strategy.replace(['#', ':', '+'], "_"));
+            runs.push(SuiteRun {
+                app: app.into(),
+                split: "tune".into(),
+                kind: "editor".into(),
+                strategy: (*strategy).into(),
+                seed: 1,
+                result: RunResult::of(&gain_run(dir.path(), &name, g, 11, false)),
+            });
+        }
+    }
+    let suite = Suite::summarise(settings, &runs, 0);
+    let row = |s: &str, b: &str| {
+        suite
+            .ablations
+            .iter()
+            .find(|r| r.strategy == s && r.base == b)
+            .unwrap_or_else(|| panic!("no row {s} against {b}: {:?}", suite.ablations))
+    };
+    // Two bases for each ablation; a labelled rerun is no ablation.
+    assert_eq!(suite.ablations.len(), 4, "{:?}", suite.ablations);
+    let off = row("pirltest:-x", "pirltest");
+    assert_eq!(off.apps, 3);
+    assert_eq!((off.function_gain, off.base_gain), (20.0, 40.0));
+    // x raises the median but costs app a more than 10 %: it does not earn its place.
+    assert_eq!(off.worst_app.as_deref(), Some("a"));
+    assert!((off.worst_ratio.unwrap() - 50.0 / 60.0).abs() < 1e-9);
+    assert_eq!(off.plugins_earn_place, Some(false));
+    let on = row("pirltest:+y", "pirltest#again");
+    assert_eq!(on.plugins_earn_place, Some(true));
+    assert_eq!(on.function_gain, 50.0);
+    let md = suite.markdown();
+    assert!(md.contains("### Ablations on `tune`"), "{md}");
+    assert!(
+        md.contains("| pirltest:-x | pirltest | 3 | 20 | 40 | 0.50x | a 0.83x | no |"),
+        "{md}"
+    );
+    assert!(suite.html().contains("<h3>Ablations on tune</h3>"));
+}
