@@ -202,7 +202,8 @@ pub struct AblationResult {
     /// Median over apps of the ablation's gain over the base's.
     pub ratio: Option<f64>,
     /// The app where the side with the plug-ins did worst against the side without, and
-    /// its gain there over the other side's.
+    /// its gain there over the other side's; for a rerun, the app where the two runs are
+    /// furthest apart, and the lower gain over the higher.
     pub worst_app: Option<String>,
     pub worst_ratio: Option<f64>,
     /// Whether the side with the plug-ins has the higher median gain and no app more than
@@ -418,11 +419,16 @@ impl Suite {
                 Some((c, l)) => (c, Some(l)),
                 None => (strategy.as_str(), None),
             };
-            let Some((base, spec)) = config.split_once(':') else {
-                continue;
+            // A rerun (`BASE#LABEL`) is set against `BASE`: how far two runs of one
+            // configuration differ, with no verdict.
+            let (base, spec) = match config.split_once(':') {
+                Some(split) => split,
+                None if label.is_some() && names.iter().any(|n| n == config) => (config, ""),
+                None => continue,
             };
             let labelled = label.map(|l| format!("{base}#{l}"));
             let bases: Vec<&String> = match labelled.as_ref().filter(|b| names.contains(b)) {
+                _ if spec.is_empty() => names.iter().filter(|n| *n == base).collect(),
                 Some(b) => vec![b],
                 None => names
                     .iter()
@@ -432,8 +438,8 @@ impl Suite {
                     .collect(),
             };
             // Which side has the plug-ins SPEC names.
-            let off = spec.split(':').all(|p| p.starts_with('-'));
-            let on = spec.split(':').all(|p| !p.starts_with('-'));
+            let off = !spec.is_empty() && spec.split(':').all(|p| p.starts_with('-'));
+            let on = !spec.is_empty() && spec.split(':').all(|p| !p.starts_with('-'));
             let splits: BTreeSet<&str> = apps.iter().map(|a| a.split.as_str()).collect();
             for b in bases {
                 for split in &splits {
@@ -456,13 +462,13 @@ impl Suite {
                     let gain = median(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
                     let base_gain = median(&pairs.iter().map(|p| p.2).collect::<Vec<_>>());
                     let ratios: Vec<f64> = pairs.iter().filter_map(|p| ratio(p.1, p.2)).collect();
-                    // The side with the plug-ins over the side without, per app.
-                    let with_over_without = |p: &(&str, f64, f64)| {
-                        if off {
-                            ratio(p.2, p.1)
-                        } else {
-                            ratio(p.1, p.2)
-                        }
+                    // The side with the plug-ins over the side without, per app; for a
+                    // rerun, the lower of the two ratios.
+                    let with_over_without = |p: &(&str, f64, f64)| match (off, on) {
+                        (true, _) => ratio(p.2, p.1),
+                        (_, true) => ratio(p.1, p.2),
+                        _ if spec.is_empty() => ratio(p.1, p.2).map(|r| r.min(1.0 / r)),
+                        _ => ratio(p.1, p.2),
                     };
                     let worst = pairs
                         .iter()

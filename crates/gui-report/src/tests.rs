@@ -981,8 +981,14 @@ fn an_ablation_is_judged_against_each_run_of_its_base_by_the_default_rule() {
             .find(|r| r.strategy == s && r.base == b)
             .unwrap_or_else(|| panic!("no row {s} against {b}: {:?}", suite.ablations))
     };
-    // Two bases for each ablation; a labelled rerun is no ablation.
-    assert_eq!(suite.ablations.len(), 4, "{:?}", suite.ablations);
+    // Two bases for each ablation; a labelled rerun is set against its base with no
+    // verdict.
+    assert_eq!(suite.ablations.len(), 5, "{:?}", suite.ablations);
+    let rerun = row("pirltest#again", "pirltest");
+    assert_eq!(
+        (rerun.worst_ratio, rerun.plugins_earn_place),
+        (Some(1.0), None)
+    );
     let off = row("pirltest:-x", "pirltest");
     assert_eq!(off.apps, 3);
     assert_eq!((off.function_gain, off.base_gain), (20.0, 40.0));
