@@ -138,7 +138,7 @@ struct Browser {
 }
 
 /// The flags every Chromium the tool starts gets, directly or through a WebDriver
-/// endpoint (see the Chromium section of docs/ARCHITECTURE.md for why each).
+/// endpoint (see the Chromium section of docs/devices.md for why each).
 pub(crate) const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-gpu",
     "--disable-quic",

@@ -71,9 +71,9 @@ pub struct LayoutEmbedderConfig {
 }
 
 impl Default for LayoutEmbedderConfig {
-    /// One LSTM layer of 128. A second layer (same data, 600 epochs) reached test MAE 0.86
-    /// instead of 0.88 but did worse on fresh strings (2.50 against 2.29) and costs
-    /// three times the arithmetic per token.
+    /// One LSTM layer of 128. A second layer fits the training protocol's test split
+    /// hardly better, generalises worse to fresh layouts and costs three times the
+    /// arithmetic per token (`docs/measured.md`, "Layout").
     fn default() -> Self {
         Self {
             embed_dim: 32,

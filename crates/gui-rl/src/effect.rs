@@ -660,8 +660,8 @@ impl From<Option<WidgetKind>> for Aim {
 /// page holds ([`values_changed`](Self::values_changed)). That can change what its
 /// buttons do (Apply once a coupon is typed, Submit once an email is), but not what its
 /// other fields do, so only the page's buttons count as untried again. Otherwise every
-/// value of every field would make all the others untried: a form of a dozen fields
-/// held the agent for a third of its steps.
+/// value of every field would make all the others untried, and a form of a dozen fields
+/// would offer new states for longer than a run lasts.
 ///
 /// Right after a command (a button that changed its page and stayed on it), an action's
 /// record can also be kept for that pair alone ([`chance_after`](Self::chance_after),

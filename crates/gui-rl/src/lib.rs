@@ -1,12 +1,17 @@
-//! The curiosity-driven exploration of PIRLTest (Sections 3.3 and 3.4) without the
-//! network: which screens are the same page (page similarity), the reward of a
-//! transition (Eq. 1), the Q-learning target (Eq. 3), the exploration memory and its
-//! training batches (Section 3.4.2), and the Boltzmann policy with system actions
-//! weighted 0.5 (Sections 3.4, 3.4.3).
+//! The PIRLTest agent (Sections 3.3 and 3.4): screenshot in, action out.
 //!
-//! Everything here works on widgets, layout trees and plain vectors; no device, no
-//! browser and no neural network. The Q-network that turns `⟨state, action⟩` embeddings
-//! into Q-values plugs in on top.
+//! [`PirlAgent`] reads a screen with gui-vision and gui-layout ([`ScreenReader`]), finds
+//! its abstract page in the [`PageStore`] (widget and layout similarity, Section 3.3),
+//! pays the previous step with the curiosity reward (Eq. 1, [`curiosity_reward`]), keeps
+//! the transition in the [`ExplorationMemory`] (Section 3.4.2), retrains the
+//! [`QNetwork`] (four fully connected layers of 512 in candle, fitted to Eq. 3's target,
+//! [`q_target`]) and chooses with the [`BoltzmannPolicy`] (system actions weighted 0.5,
+//! Sections 3.4 and 3.4.3). Everything this workspace adds to the paper's agent is a
+//! plug-in listed once in [`PLUGINS`]; [`Preset`]s (`paper`, `default`, `random`) pick
+//! among them.
+//!
+//! The crate sees screenshots, vectors and layout trees: no device and no browser. The
+//! parts of the paper's equations are plain functions that can be used alone:
 //!
 //! ```
 //! use gui_core::ActionKind;

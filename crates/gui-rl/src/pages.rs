@@ -31,8 +31,8 @@ pub struct PageStoreConfig {
     /// Most pages the store keeps. Once it holds this many, a screen like none of them
     /// joins the stored page most similar to it instead of starting a new one, so memory
     /// stays bounded however long a run on however large an app. Not in the paper, whose
-    /// runs last an hour; 10,000 is far above what a run here finds (the demo app: 27
-    /// pages in 10,000 steps).
+    /// runs last an hour; 10,000 is far above the pages a run finds (`docs/measured.md`,
+    /// "Scale-out and reliability").
     pub max_pages: usize,
 }
 

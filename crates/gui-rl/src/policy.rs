@@ -64,10 +64,10 @@ impl BoltzmannPolicy {
     /// of the screen's own spread: `p_i ∝ exp((w_i·Q_i − max) / (σ · T))`. Candidates
     /// whose values are all equal are then equally likely (before the prior).
     ///
-    /// A DQN's values change scale as it learns: on the demo app they start near 0 and
-    /// reach 5 to 9 within a few hundred steps, while their spread over one screen's
-    /// candidates is 0.4 to 0.9, mostly the network's error. At a fixed temperature the
-    /// same policy is then nearly uniform at first and nearly greedy later.
+    /// A DQN's values change scale as it learns: they start near 0 and grow toward the
+    /// discounted sum of rewards, while their spread over one screen's candidates stays
+    /// small and is mostly the network's error. At a fixed temperature the same policy is
+    /// then nearly uniform at first and nearly greedy later.
     pub fn with_spread_scale(mut self, on: bool) -> Self {
         self.spread_scale = on;
         self

@@ -45,7 +45,7 @@ pub struct QNetworkConfig {
     /// `[lo, hi] / (1 − γ)`: the estimate of the next state's value is clamped to that
     /// range before Eq. 3 discounts it and adds the reward. Without the bound, targets computed by the network it trains
     /// feed back on themselves, and with the paper's learning rate of 0.01 the Q-values
-    /// ran away (a loss of 10¹⁰ after 500 steps of a real run).
+    /// run away (`docs/pirltest.md`, "Choices the paper leaves open").
     pub reward_range: (f64, f64),
     /// Where Eq. 3's `max Q(s_{t+1}, a)` comes from. 0, the paper's way: the network as
     /// it is when a retraining starts. `k ≥ 1`: a frozen copy of the network, taken at
