@@ -19,7 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Tell fully rendered screenshots from partially rendered ones (AdaT).
 #[derive(Debug, Parser)]
-#[command(name = "adat", version, about, after_help = EXAMPLES)]
+#[command(name = "adat", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

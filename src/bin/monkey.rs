@@ -6,7 +6,7 @@ use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, writ
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
-#[command(name = "monkey", version, about, after_help = EXAMPLES)]
+#[command(name = "monkey", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

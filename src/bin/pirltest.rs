@@ -17,7 +17,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Explore an app with the PIRLTest agent and record every step in a run folder.
 #[derive(Debug, Parser)]
-#[command(name = "pirltest", version, about, after_help = EXAMPLES)]
+#[command(name = "pirltest", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

@@ -17,7 +17,7 @@ use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, writ
 /// Give the same app and device options as the original run (for the demo app, none).
 /// Exit code: 0 every bug reproduced, 1 some did not, 2 the replay itself failed.
 #[derive(Debug, Parser)]
-#[command(name = "replay", version, about, after_help = EXAMPLES)]
+#[command(name = "replay", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

@@ -10,7 +10,7 @@ use gui_testing::cli::{self, CommonArgs};
 
 /// Report on run folders: what each run did, what it covered and the bugs it found.
 #[derive(Debug, Parser)]
-#[command(name = "report", version, about, after_help = EXAMPLES)]
+#[command(name = "report", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

@@ -16,7 +16,7 @@ use gui_testing::visiondroid::VisionDroidStrategy;
 
 /// Explore an app with a multimodal LLM and report suspected non-crash bugs.
 #[derive(Debug, Parser)]
-#[command(name = "visiondroid", version, about, after_help = EXAMPLES)]
+#[command(name = "visiondroid", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

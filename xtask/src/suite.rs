@@ -182,7 +182,7 @@ const BINARIES: [&str; 4] = ["pirltest", "monkey", "greybox", "monkeypp"];
 /// The binary and the arguments that run strategy `name`, and how its runs are bounded.
 fn command_of(name: &str) -> Result<(&'static str, Vec<String>, Bound)> {
     let name = match name.split_once('#') {
-        Some((_, label)) if label.is_empty() => bail!("strategy `{name}`: no label after `#`"),
+        Some((_, "")) => bail!("strategy `{name}`: no label after `#`"),
         Some((strategy, _)) => strategy,
         None => name,
     };

@@ -1,29 +1,33 @@
-//! Devices: what shows an application and takes actions on it.
+//! Devices: the backends that show an application and take actions on it.
 //!
-//! Every backend implements [`Device`]: take a screenshot, perform one of the 17 actions,
-//! restart the app to its start state, hand over the signals it observed (uncaught
-//! exceptions, error logs, crashes) and a coverage snapshot where the platform has one.
-//! Strategies never see which backend they drive.
+//! Every backend implements [`Device`] (defined in `gui-device` and re-exported here):
+//! take a screenshot, perform one of the 17 actions, restart the app to its start state,
+//! hand over the signals it observed (uncaught exceptions, error logs, crashes) and a
+//! coverage snapshot where the platform has one. Strategies never see which backend they
+//! drive.
 //!
-//! Backends:
-//! - [`ChromiumDevice`]: Debian Chromium, headless, over the DevTools protocol with our own
-//!   small synchronous client ([`cdp`] module docs say why); JS precise coverage per step.
-//! - [`DesktopDevice`]: an X11 app on its own [`Xvfb`], driven through XTEST, with Java
-//!   and Python exceptions read from its stderr.
-//! - [`WebDriverDevice`]: a browser behind any W3C WebDriver endpoint (a local
+//! Backends, each behind the cargo feature of the same name so that a user compiles only
+//! the protocol stacks it drives:
+//! - `ChromiumDevice` (`chromium`): Debian Chromium, headless, over the DevTools protocol
+//!   with our own small synchronous client (`cdp` module docs say why); JS precise coverage
+//!   per step.
+//! - `DesktopDevice` (`desktop`): an X11 app on its own `Xvfb`, driven through XTEST,
+//!   with Java and Python exceptions read from its stderr.
+//! - `WebDriverDevice` (`webdriver`): a browser behind any W3C WebDriver endpoint (a local
 //!   chromedriver, a Selenium Grid), with JS coverage and network and permission actions
-//!   where the endpoint passes DevTools commands through; [`ChromeDriver`] starts a local
+//!   where the endpoint passes DevTools commands through; `ChromeDriver` starts a local
 //!   chromedriver.
-//! - [`AndroidDevice`]: an app on an Android phone or emulator through the `adb` program
-//!   (screencap, input, logcat crashes and ANRs, UI Automator dumps); tested only against
-//!   a fake `adb`, never on a real device.
-//! - [`Simulator`]: an in-process app model drawn to pixels, deterministic and fast, with
-//!   seeded faults, for unit tests of strategies.
+//! - `AndroidDevice` (`android`): an app on an Android phone or emulator through the
+//!   `adb` program (screencap, input, logcat crashes and ANRs, UI Automator dumps); tested
+//!   only against a fake `adb`, never on a real device.
+//! - `Simulator` (`simulator`, off by default): an in-process app model drawn to pixels,
+//!   deterministic and fast, with seeded faults, for tests of strategies.
 //!
 //! [`StaticServer`] serves an app folder (or the bundled demo app, [`StaticServer::demo`])
 //! on 127.0.0.1 at a free port.
 //!
 //! ```no_run
+//! # #[cfg(feature = "chromium")] {
 //! use gui_core::{Action, ActionKind, Point};
 //! use gui_driver::{ChromiumConfig, ChromiumDevice, Device, StaticServer};
 //!
@@ -32,102 +36,74 @@
 //! device.perform(&Action::at(ActionKind::Click, Point::new(200, 150)))?;
 //! let shot = device.screenshot()?;
 //! println!("{}x{}, coverage {:?}", shot.width(), shot.height(), device.coverage()?);
+//! # }
 //! # Ok::<(), gui_driver::Error>(())
 //! ```
 
+#[cfg(feature = "android")]
 mod android;
+#[cfg(feature = "chromium")]
 mod cdp;
+#[cfg(feature = "chromium")]
 mod chromium;
+#[cfg(feature = "desktop")]
 mod desktop;
+#[cfg(feature = "chromium")]
 mod dom_hierarchy;
-mod error;
+#[cfg(feature = "chromium")]
 mod jscov;
 mod serve;
+#[cfg(feature = "simulator")]
 mod simulator;
+// Android reads Java traces from logcat with the desktop's frame parser.
+#[cfg(any(feature = "desktop", feature = "android"))]
+#[cfg_attr(not(feature = "desktop"), allow(dead_code))]
+mod traces;
+#[cfg(feature = "chromium")]
 mod web_policy;
+#[cfg(feature = "webdriver")]
 mod webdriver;
 
-use gui_core::{
-    Action, ActionKind, ActionParam, CoverageSnapshot, DeviceEvent, Platform, Point, Screenshot,
-    Signal, Size, SwipeDirection, UiHierarchy,
-};
+#[cfg(any(feature = "chromium", feature = "desktop"))]
+use gui_core::ActionKind;
+#[cfg(any(feature = "chromium", feature = "desktop", feature = "android"))]
+use gui_core::Size;
+#[cfg(any(
+    feature = "chromium",
+    feature = "desktop",
+    feature = "android",
+    feature = "simulator"
+))]
+use gui_core::{Action, ActionParam};
+#[cfg(feature = "chromium")]
+use gui_core::{Point, SwipeDirection};
 
+#[cfg(feature = "android")]
 #[doc(hidden)]
 pub use android::fuzzing;
+#[cfg(feature = "android")]
 pub use android::{AndroidConfig, AndroidDevice, find_adb};
+#[cfg(feature = "chromium")]
 pub use chromium::{ChromiumConfig, ChromiumDevice, ScreencastFrame, find_chromium};
+#[cfg(feature = "desktop")]
 pub use desktop::{
     DesktopConfig, DesktopDevice, DesktopWindow, Key, Xvfb, XvfbConfig, find_xvfb, main_window,
 };
-pub use error::{Error, Result};
+pub use gui_device::{Device, Error, Result};
+#[cfg(feature = "chromium")]
 pub use jscov::{JsCoverage, RanFunction};
 pub use serve::StaticServer;
+#[cfg(feature = "simulator")]
 pub use simulator::{
     FUNCTION_BYTES, HEADER_HEIGHT, SimApp, SimFault, SimPage, SimWidget, Simulator,
 };
+#[cfg(feature = "chromium")]
 pub use web_policy::{AppOrigins, DialogPolicy, PROMPT_TEXT};
+#[cfg(feature = "webdriver")]
 pub use webdriver::{ChromeDriver, WebDriverConfig, WebDriverDevice, find_chromedriver};
 
-/// A device running the application under test.
-///
-/// Calls are synchronous; a backend bounds each call by its own timeout. When the device
-/// itself dies (browser process killed, renderer crashed) calls fail with an error for
-/// which [`Error::is_device_lost`] holds; [`Device::restart`] then brings it back.
-pub trait Device {
-    fn platform(&self) -> Platform;
-
-    /// Current viewport in logical pixels (the size actions are given in).
-    fn viewport(&self) -> Size;
-
-    fn screenshot(&mut self) -> Result<Screenshot>;
-
-    /// Performs one action; unsupported kinds fail with [`Error::Unsupported`].
-    fn perform(&mut self, action: &Action) -> Result<()>;
-
-    /// Brings the app back to its start state (fresh storage, start viewport, online),
-    /// relaunching the device if it died.
-    fn restart(&mut self) -> Result<()>;
-
-    /// Signals observed since the last call, in order, not deduplicated.
-    fn drain_signals(&mut self) -> Result<Vec<Signal>>;
-
-    /// Cumulative coverage of the app's own code, where the platform can measure it.
-    fn coverage(&mut self) -> Result<Option<CoverageSnapshot>>;
-
-    /// Names of the functions covered so far, as of the last [`coverage`](Self::coverage)
-    /// call, stable across restarts and across devices running the same app (the web
-    /// devices give `script-path@start-end`). Parallel runs merge their workers' coverage
-    /// by these names, and resumed runs add the coverage recorded before. `None` where
-    /// the device measures no coverage.
-    fn covered_functions(&mut self) -> Result<Option<Vec<String>>> {
-        Ok(None)
-    }
-
-    /// The actions this device can perform, in [`ActionKind::ALL`] order.
-    fn supported_actions(&self) -> Vec<ActionKind> {
-        ActionKind::supported(self.platform()).collect()
-    }
-
-    /// One line for logs and run folders: backend, version, target.
-    fn describe(&self) -> String;
-
-    /// The view hierarchy of the screen on show (the DOM on the web, a UI Automator dump
-    /// on Android), with bounds in screenshot pixels; `None` where the platform exposes
-    /// none (a desktop app seen only through its pixels).
-    fn ui_hierarchy(&mut self) -> Result<Option<UiHierarchy>> {
-        Ok(None)
-    }
-
-    /// What the device handled for the app since the last call (native dialogs answered,
-    /// tabs closed, files chosen, downloads, the app brought back after leaving its
-    /// origins), in order. None of these is a bug; the loop records them. Empty where the
-    /// platform has none of these.
-    fn drain_events(&mut self) -> Result<Vec<DeviceEvent>> {
-        Ok(Vec::new())
-    }
-}
-
 /// Milliseconds since the Unix epoch, the timestamp of screenshots.
+#[cfg(any(feature = "chromium", feature = "desktop", feature = "android"))]
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -138,6 +114,7 @@ pub(crate) fn now_ms() -> u64 {
 /// roots and same-origin frames), so that the text an `input` inserts next replaces it.
 /// Does nothing when the focus is elsewhere: a click on a label or a button leaves the
 /// page's selection alone. A JS expression; the Chromium and WebDriver devices run it.
+#[cfg(feature = "chromium")]
 pub(crate) const SELECT_FOCUSED_TEXT: &str = r#"(() => {
   let doc = document, e = doc.activeElement;
   for (;;) {
@@ -168,10 +145,22 @@ pub(crate) const SELECT_FOCUSED_TEXT: &str = r#"(() => {
 })()"#;
 
 /// Text typed by an `input` action that carries none.
+#[cfg(any(
+    feature = "chromium",
+    feature = "desktop",
+    feature = "android",
+    feature = "simulator"
+))]
 pub(crate) const DEFAULT_TEXT: &str = "test";
 
 /// The text an `input` action types: its parameter, else [`DEFAULT_TEXT`]. Every device
 /// uses it.
+#[cfg(any(
+    feature = "chromium",
+    feature = "desktop",
+    feature = "android",
+    feature = "simulator"
+))]
 pub(crate) fn typed_text(action: &Action) -> &str {
     match &action.param {
         Some(ActionParam::Text(t)) => t,
@@ -181,6 +170,7 @@ pub(crate) fn typed_text(action: &Action) -> &str {
 
 /// How far a `drag` moves: its offset parameter, else an eighth of `screen`'s width to
 /// the right. Every device uses it.
+#[cfg(any(feature = "chromium", feature = "desktop", feature = "android"))]
 pub(crate) fn drag_offset(action: &Action, screen: Size) -> (i32, i32) {
     match action.param {
         Some(ActionParam::Offset { dx, dy }) => (dx, dy),
@@ -191,6 +181,7 @@ pub(crate) fn drag_offset(action: &Action, screen: Size) -> (i32, i32) {
 /// Where a mouse-wheel `swipe` turns the wheel and by how much (CSS pixels, positive
 /// scrolls the page down): swiping up moves the content up, so the page scrolls down,
 /// by 60% of the viewport. The two web devices use it.
+#[cfg(feature = "chromium")]
 pub(crate) fn wheel_scroll(action: &Action, viewport: Size) -> (Point, f64) {
     let sign = match action.param {
         Some(ActionParam::Direction(SwipeDirection::Down)) => -1.0,
@@ -205,6 +196,7 @@ pub(crate) fn wheel_scroll(action: &Action, viewport: Size) -> (Point, f64) {
 
 /// The size a `window_size` action asks for: `base` scaled by the action's ratio, the ratio
 /// kept within 0.25-2 and each side at least 1. Every device that resizes a window uses it.
+#[cfg(any(feature = "chromium", feature = "desktop"))]
 pub(crate) fn window_size_for(action: &Action, base: Size) -> Result<Size> {
     let r = match action.param {
         Some(gui_core::ActionParam::Ratio(r)) if r.is_finite() => r.clamp(0.25, 2.0),
@@ -224,6 +216,7 @@ pub(crate) fn window_size_for(action: &Action, base: Size) -> Result<Size> {
 /// the starting thread, not the process: devices are started and restarted on the thread
 /// that drives them, which lives as long as they do.)
 // The one unsafe block of the workspace: std offers no safe way to set a death signal.
+#[cfg(any(feature = "chromium", feature = "desktop"))]
 #[allow(unsafe_code)]
 pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
@@ -247,6 +240,7 @@ pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
 /// The DevTools commands that switch the network off or back on, with `Network.enable`
 /// first when it has not been sent yet. Chromium and WebDriver (through its DevTools
 /// passthrough) send the same ones.
+#[cfg(feature = "chromium")]
 pub(crate) fn offline_commands(
     network_enabled: bool,
     offline: bool,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
-    Device(#[from] gui_driver::Error),
+    Device(#[from] gui_device::Error),
 
     #[error("{path}: {source}")]
     Io {

@@ -8,7 +8,7 @@ use gui_core::{
     Action, ActionKind, CoverageSnapshot, DeviceEvent, DeviceEventKind, Platform, Screenshot,
     Signal, Size, Transition, UiHierarchy,
 };
-use gui_driver::Device;
+use gui_device::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::record::{Prior, encode, start_screenshot, step_screenshot, write_file};

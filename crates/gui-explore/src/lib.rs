@@ -1,4 +1,4 @@
-//! The exploration loop: a [`Device`](gui_driver::Device), a [`Strategy`] and a
+//! The exploration loop: a [`Device`](gui_device::Device), a [`Strategy`] and a
 //! [`Throttle`], joined by [`explore`], with every finished step written durably to a
 //! [`RunRecorder`] folder.
 //!

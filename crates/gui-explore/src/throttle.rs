@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use gui_core::Screenshot;
-use gui_driver::Device;
+use gui_device::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
@@ -578,23 +578,23 @@ mod tests {
         fn viewport(&self) -> Size {
             Size::new(20, 20)
         }
-        fn screenshot(&mut self) -> gui_driver::Result<Screenshot> {
+        fn screenshot(&mut self) -> gui_device::Result<Screenshot> {
             self.shots += 1;
             // The frame shows the screen as it was when the capture began.
             let at = self.clock.now();
             self.clock.advance(self.shot_cost);
             Ok(frame((self.script)(at), at))
         }
-        fn perform(&mut self, _action: &Action) -> gui_driver::Result<()> {
+        fn perform(&mut self, _action: &Action) -> gui_device::Result<()> {
             Ok(())
         }
-        fn restart(&mut self) -> gui_driver::Result<()> {
+        fn restart(&mut self) -> gui_device::Result<()> {
             Ok(())
         }
-        fn drain_signals(&mut self) -> gui_driver::Result<Vec<Signal>> {
+        fn drain_signals(&mut self) -> gui_device::Result<Vec<Signal>> {
             Ok(vec![])
         }
-        fn coverage(&mut self) -> gui_driver::Result<Option<CoverageSnapshot>> {
+        fn coverage(&mut self) -> gui_device::Result<Option<CoverageSnapshot>> {
             Ok(None)
         }
         fn describe(&self) -> String {

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use gui_core::Action;
-use gui_driver::Device;
+use gui_device::Device;
 use gui_explore::Throttle;
 use serde::{Deserialize, Serialize};
 
@@ -142,9 +142,9 @@ pub fn reproduces(
     actions: &[Action],
     key: &str,
     settle: Duration,
-) -> gui_driver::Result<Option<usize>> {
+) -> gui_device::Result<Option<usize>> {
     let wanted = portable_key(key);
-    let matches = |device: &mut dyn Device| -> gui_driver::Result<bool> {
+    let matches = |device: &mut dyn Device| -> gui_device::Result<bool> {
         Ok(device
             .drain_signals()?
             .iter()
@@ -166,7 +166,7 @@ pub fn reproduces(
             Ok(_) => {}
             Err(gui_explore::Error::Device(e)) => return Err(e),
             Err(e) => {
-                return Err(gui_driver::Error::DeviceLost {
+                return Err(gui_device::Error::DeviceLost {
                     what: format!("throttle failed: {e}"),
                 });
             }

@@ -21,16 +21,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::cnn_infer::{FastCnn, Weights};
+use crate::cnn_input::{CnnInput, GEOMETRY_INPUTS, SHAPE_INPUTS, SIDE_INPUTS};
 use crate::{Error, Result, WidgetClassifier};
 
-/// Numbers a prepared input carries beside its pixels; a network reads the first
-/// [`WidgetCnnConfig::geometry_inputs`] of them after its convolutions.
-pub const GEOMETRY_INPUTS: usize = SHAPE_INPUTS + SIDE_INPUTS;
-/// The box's shape: log aspect ratio, log width, log height.
-pub const SHAPE_INPUTS: usize = 3;
-/// Two numbers per side of the box (left, top, right, bottom), read by networks with
-/// [`WidgetCnnConfig::sides`]: see [`side_numbers`].
-pub const SIDE_INPUTS: usize = 8;
 const HEADER_KEY: &str = "gui_vision.widget_cnn";
 const FORMAT: &str = "gui-vision-widget-cnn";
 const BACKEND: &str = "widget cnn";
@@ -168,14 +161,6 @@ pub struct WidgetCnn {
     /// The weights change only in [`train_widget_cnn`], which takes `&mut self` and clears
     /// it; `params` is private, so nothing else can write them.
     fast: OnceLock<FastCnn>,
-}
-
-/// One prepared input: the squashed crop (CHW, values in [-0.5, 0.5]; with context, the
-/// crop of the surroundings as three more channels) and its shape numbers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CnnInput {
-    pub pixels: Vec<f32>,
-    pub geometry: [f32; GEOMETRY_INPUTS],
 }
 
 /// Kind probabilities and image features of a batch.

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use gui_core::WidgetKind;
 
-use crate::cnn::CnnInput;
+use crate::cnn_input::CnnInput;
 
 /// One 3×3 convolution (padding 1, stride 1) with ReLU and 2×2 max pooling.
 ///

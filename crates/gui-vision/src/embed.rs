@@ -7,7 +7,8 @@ use gui_core::{Rect, Widget, WidgetKind};
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
-use crate::cnn::{CnnInput, WidgetCnn, shape_numbers};
+use crate::cnn::{WidgetCnn, shape_numbers};
+use crate::cnn_input::CnnInput;
 use crate::{Error, Result};
 
 /// Turns the widgets of one screen into vectors.

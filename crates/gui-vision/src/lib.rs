@@ -35,6 +35,8 @@ mod classify;
 mod cnn;
 #[cfg(feature = "cnn")]
 mod cnn_infer;
+#[cfg(feature = "cnn")]
+mod cnn_input;
 mod components;
 pub mod dataset;
 mod edges;
@@ -55,10 +57,12 @@ mod vision;
 pub use classify::WidgetClassifier;
 #[cfg(feature = "cnn")]
 pub use cnn::{
-    CONTEXT_MIN_PX, CnnClassifier, CnnInput, CnnOutput, CnnSample, CnnTrainConfig, CnnTrainReport,
-    WidgetCnn, WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, prepare_crop_for,
+    CONTEXT_MIN_PX, CnnClassifier, CnnOutput, CnnSample, CnnTrainConfig, CnnTrainReport, WidgetCnn,
+    WidgetCnnConfig, argmax_kind, evaluate_cnn, prepare_crop, prepare_crop_for,
     prepare_crop_with_context, shipped_model_path, side_numbers, train_widget_cnn,
 };
+#[cfg(feature = "cnn")]
+pub use cnn_input::CnnInput;
 pub use components::{Component, connected_components};
 pub use edges::{CannyConfig, canny, synthetic_gui_screen, to_gray};
 #[cfg(feature = "cnn")]

@@ -16,7 +16,7 @@
 //! Everything else is filtered out on the phone by the tag specs of
 //! [`LogcatReader::command`].
 
-use crate::desktop::traces::java_frame;
+use crate::traces::java_frame;
 use std::collections::{BTreeMap, HashSet};
 
 use gui_core::{Signal, SignalKind, StackFrame};

@@ -10,7 +10,6 @@
 //! code or signal, a clean `exit(0)` too: a tester has no way to tell a Quit button from
 //! an unexpected exit, and the exploration restarts the app either way.
 
-pub(crate) mod traces;
 mod x11;
 mod xvfb;
 
@@ -27,8 +26,8 @@ use gui_core::{
     SignalKind, Size, SwipeDirection,
 };
 
+use crate::traces::TraceParser;
 use crate::{Device, Error, Result};
-use traces::TraceParser;
 use x11::{XSession, keysym};
 
 pub use x11::DesktopWindow;

@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn jvm_uncaught_exceptions_become_one_signal_each() {
-        let text = include_str!("../../tests/data/desktop/java_uncaught.stderr");
+        let text = include_str!("../tests/data/desktop/java_uncaught.stderr");
         let signals = parse(text);
         assert_eq!(signals.len(), 3, "{signals:#?}");
 
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn python_tracebacks_list_the_innermost_frame_first() {
-        let text = include_str!("../../tests/data/desktop/python_uncaught.stderr");
+        let text = include_str!("../tests/data/desktop/python_uncaught.stderr");
         let signals = parse(text);
         assert_eq!(signals.len(), 2, "{signals:#?}");
 

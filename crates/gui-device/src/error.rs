@@ -110,7 +110,8 @@ impl Error {
         matches!(self, Error::DeviceLost { .. } | Error::Timeout { .. })
     }
 
-    pub(crate) fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+    /// An [`Error::Io`] saying what was being done.
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
             what: what.into(),
             source,
