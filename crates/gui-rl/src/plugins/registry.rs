@@ -62,17 +62,17 @@ impl PluginInfo {
     }
 }
 
-/// A numeric knob that is a plug-in: on at its value in [`AgentConfig::default`] unless
-/// already on at another value, off at `off`.
+/// A numeric knob that is a plug-in: off at `off`; switched on, at `on` unless already on
+/// at another value.
 macro_rules! knob {
-    ($field:ident, $off:expr) => {
+    ($field:ident, $off:expr, $on:expr) => {
         (
             |c: &AgentConfig| c.$field != $off,
             |c: &mut AgentConfig, on: bool| {
                 if !on {
                     c.$field = $off;
                 } else if c.$field == $off {
-                    c.$field = AgentConfig::default().$field;
+                    c.$field = $on;
                 }
             },
         )
@@ -119,23 +119,23 @@ macro_rules! object {
 pub const PLUGINS: &[PluginInfo] = &[
     plugin! { "modal-focus", true, Sees, [], switch!(modal_focus), object!(dialog::ModalFocus),
         "a dialog over a dimmed backdrop is the page: only its widgets are candidates" },
-    plugin! { "local-page", true, Sees, [], knob!(local_page, 0.0), object!(pages::LocalPage),
+    plugin! { "local-page", true, Sees, [], knob!(local_page, 0.0, 0.03), object!(pages::LocalPage),
         "an action that changed at most 3 % of the screen leaves the agent on its page" },
     plugin! { "print-pages", false, Sees, [], switch!(print_pages), object!(pages::PrintPages),
         "a new screen within 3 % of the cells of a known page's screen is that page" },
     plugin! { "anchor-match", true, Sees, [], switch!(anchor_match), object!(pages::AnchorMatch),
         "a widget that kept its left edge, top edge and height is the same widget" },
-    plugin! { "resize-budget", true, Sees, [], knob!(resize_budget, 1.0), object!(resize::ResizeBudget),
+    plugin! { "resize-budget", true, Sees, [], knob!(resize_budget, 1.0, 0.1), object!(resize::ResizeBudget),
         "at most 10 % of the decisions at a window size other than the start size" },
     plugin! { "local-novelty", true, Sees, [], switch!(local_novelty), object!(novelty::LocalNovelty),
         "on the same page, only the part of the screen an action changed has to be new" },
-    plugin! { "region-sights", true, Sees, ["local-novelty"], knob!(region_sights, 0), None,
+    plugin! { "region-sights", true, Sees, ["local-novelty"], knob!(region_sights, 0, 4), None,
         "a part of a page shows something new for at most 4 distinct sights" },
-    plugin! { "idle-reward", true, Learns, [], knob!(idle_reward, None), object!(novelty::IdleReward),
+    plugin! { "idle-reward", true, Learns, [], knob!(idle_reward, None, Some(0.0)), object!(novelty::IdleReward),
         "a step that changed nothing but its widget's tint is paid 0, not Eq. 1" },
     plugin! { "code-novelty", false, Sees, [], switch!(code_novelty), object!(code::CodeNovelty),
         "with coverage measured, a step is new iff it ran new code, and is paid 1" },
-    plugin! { "target-network", true, Learns, [], knob!(target_every, 0), None,
+    plugin! { "target-network", true, Learns, [], knob!(target_every, 0, 10), None,
         "Eq. 3's targets from a copy of the network refreshed every 10 retrainings" },
     plugin! { "effect-prior", true, Weighs, [], switch!(effect_prior), object!(prior::EffectPriorPlugin),
         "each softmax term times the learnt chance that the action shows something new" },
@@ -153,13 +153,13 @@ pub const PLUGINS: &[PluginInfo] = &[
         "a record per (command, next action), and a command weighs what is untried after it" },
     plugin! { "optimistic", true, Weighs, [], switch!(optimistic), object!(values::Optimistic),
         "a likely untried action takes the page's best Q-value" },
-    plugin! { "stall-reset", true, Weighs, [], knob!(stall_steps, 0), object!(values::StallReset),
+    plugin! { "stall-reset", true, Weighs, [], knob!(stall_steps, 0, 20), object!(values::StallReset),
         "after 20 steps that showed nothing new, the Q-values stop ranking until one does" },
-    plugin! { "command-sequences", true, Weighs, [], knob!(sequence_budget, 0), object!(orders::CommandOrders),
+    plugin! { "command-sequences", false, Weighs, [], knob!(sequence_budget, 0, 30), object!(orders::CommandOrders),
         "up to 30 steps per screen run its commands back to back in orders not yet run" },
-    plugin! { "fields-first", true, Weighs, ["command-sequences"], switch!(fields_first), None,
+    plugin! { "fields-first", false, Weighs, ["command-sequences"], switch!(fields_first), None,
         "while commands run back to back, untyped text fields are typed into first" },
-    plugin! { "settings-recheck", true, Weighs, ["command-sequences"], switch!(settings_recheck), None,
+    plugin! { "settings-recheck", false, Weighs, ["command-sequences"], switch!(settings_recheck), None,
         "after a setting changed, each other screen's lone command is clicked once more" },
     plugin! { "spread-scale", false, Weighs, [], switch!(spread_scale), None,
         "Q-values divided by their spread over the screen's candidates before the softmax" },
