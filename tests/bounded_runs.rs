@@ -338,3 +338,141 @@ fn a_survey_cut_by_its_budget_plans_from_what_it_found_and_resumes() {
         .collect();
     assert!(names.iter().any(|n| n.ends_with("#/settings")), "{names:?}");
 }
+
+/// The events of a greybox run folder's `efg.json` as (event, successor) id pairs.
+fn efg_edges(efg: &Value) -> std::collections::BTreeSet<(String, String)> {
+    let ids: Vec<&str> = efg["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    efg["follows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .flat_map(|(from, to)| {
+            let ids = &ids;
+            to.as_array().unwrap().iter().map(move |t| {
+                (
+                    ids[from].to_owned(),
+                    ids[t.as_u64().unwrap() as usize].to_owned(),
+                )
+            })
+        })
+        .collect()
+}
+
+fn row(i: usize) -> String {
+    format!("#rows > li:nth-of-type({i}) > button:nth-of-type(1) click")
+}
+
+#[test]
+fn a_rip_fires_the_toolbar_before_a_list_of_equivalent_rows_and_reports_those_left() {
+    // tests/data/scale: twelve rows with one handler, listed before a toolbar.
+    let dir = tempfile::tempdir().unwrap();
+    let rip_of = |name: &str, extra: &[&str]| {
+        let out_dir = dir.path().join(name);
+        let page = data("scale");
+        let mut args = vec![
+            "--app-dir",
+            &page,
+            "--dry-run",
+            "--max-events",
+            "8",
+            "--out",
+        ];
+        let out_str = out_dir.to_str().unwrap().to_owned();
+        args.push(&out_str);
+        args.extend_from_slice(extra);
+        let out = greybox(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (
+            read(&out_dir.join("rip.json")),
+            read(&out_dir.join("efg.json")),
+        )
+    };
+    let (rip, efg) = rip_of("grouped", &[]);
+    let done: Vec<&str> = rip["state"]["done"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    for toolbar in ["#new click", "#help click", "#count click"] {
+        assert!(done.contains(&toolbar), "{toolbar} ripped first: {done:?}");
+    }
+    // Eight events: the toolbar, two dialogs' Close, the first row and its dialog's Close,
+    // and one more row; the ten rows left are equivalent to the first.
+    let by = &rip["equivalent"]["by_representative"];
+    assert_eq!(rip["equivalent"]["events"], 10, "{}", rip["equivalent"]);
+    assert_eq!(by[row(1)].as_array().map(Vec::len), Some(10), "{by}");
+    // They take its successors in the EFG, so test cases can go on after them.
+    let edges = efg_edges(&efg);
+    let after = |e: &str| -> std::collections::BTreeSet<&str> {
+        edges
+            .iter()
+            .filter(|(a, _)| a == e)
+            .map(|(_, b)| b.as_str())
+            .collect()
+    };
+    assert!(!after(&row(1)).is_empty());
+    assert_eq!(after(&row(9)), after(&row(1)));
+
+    // In the paper's depth-first order the rows, first on the page, take the budget.
+    let (rip, _) = rip_of("plain", &["--no-grouping"]);
+    let done = rip["state"]["done"].as_array().unwrap();
+    assert!(!done.iter().any(|d| d == "#help click"), "{done:?}");
+    assert_eq!(rip["equivalent"]["events"], 0);
+}
+
+#[test]
+fn a_rip_comes_back_without_restarting_where_it_can_and_finds_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let rip_of = |name: &str, extra: &[&str]| {
+        let out_dir = dir.path().join(name);
+        let out_str = out_dir.to_str().unwrap().to_owned();
+        let page = data("scale");
+        let mut args = vec!["--app-dir", &page, "--dry-run", "--out", &out_str];
+        args.extend_from_slice(extra);
+        let out = greybox(&args);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("greybox: rip time: "), "{stderr}");
+        (
+            read(&out_dir.join("rip.json")),
+            read(&out_dir.join("efg.json")),
+        )
+    };
+    let (cheap, cheap_efg) = rip_of("cheap", &[]);
+    let (paper, paper_efg) = rip_of("paper", &["--restart-every-event"]);
+    let ripped = cheap["events_ripped"].as_u64().unwrap();
+    assert_eq!(ripped, 18);
+    let t = &cheap["time"];
+    // Escape closes each row's dialog, and the rows are fired in place after it; the
+    // restarts left are after Count (which changed the page) and after each dialog's Close.
+    assert!(t["ways_back"].as_u64().unwrap() >= 10, "{t}");
+    assert!(t["fired_in_place"].as_u64().unwrap() >= 10, "{t}");
+    assert!(t["restarts"].as_u64().unwrap() <= 6, "{t}");
+    let p = &paper["time"];
+    assert!(
+        p["restarts"].as_u64().unwrap() > ripped,
+        "one per event: {p}"
+    );
+    assert_eq!(p["ways_back"], 0);
+    for part in [
+        "restarts_s",
+        "waiting_s",
+        "listing_s",
+        "analysis_s",
+        "firing_s",
+    ] {
+        assert!(t[part].as_f64().is_some(), "{part} in {t}");
+    }
+    assert_eq!(
+        efg_edges(&cheap_efg),
+        efg_edges(&paper_efg),
+        "the cheap way back finds the graph restarts find"
+    );
+}

@@ -92,6 +92,17 @@ struct Cli {
     /// half of what --minutes leaves when the rip starts, 85% of it with --dry-run).
     #[arg(long, allow_hyphen_values = true, value_parser = cli::parse_minutes)]
     rip_minutes: Option<f64>,
+    /// Restart the app before every event the rip fires, as the paper's test cases start
+    /// (default: come back to the event's state without a restart when that verifiably
+    /// works: the event left the page as it was, or Escape, a close button or history back
+    /// restored it).
+    #[arg(long)]
+    restart_every_event: bool,
+    /// Rip every event in depth-first order, as the paper (default: one event of each class
+    /// of equivalent events first, the others while the rip's budget lasts; those left are
+    /// reported as equivalent and take their representative's successors).
+    #[arg(long)]
+    no_grouping: bool,
     /// Run folder (default: runs/greybox-<unix time>).
     #[arg(long, conflicts_with = "resume")]
     out: Option<PathBuf>,
@@ -258,6 +269,8 @@ fn main() -> Result<()> {
                 max_depth: cli.max_depth,
                 input: cli.input.clone(),
                 budget,
+                group_equivalent: !cli.no_grouping,
+                cheap_return: !cli.restart_every_event,
                 ..RipConfig::default()
             };
             let ripped = rip_saving(&mut app, &config, prior_rip, &dir, &mut edg_of, verbose)?;
@@ -420,7 +433,9 @@ fn meta(cli: &Cli, mode: Mode, url: &str, device: &str) -> Value {
         "device": device,
         "greybox": { "mode": mode, "input": cli.input, "max_events": cli.max_events,
                      "max_depth": cli.max_depth, "limit": cli.limit,
-                     "minutes": cli.minutes, "rip_minutes": cli.rip_minutes },
+                     "minutes": cli.minutes, "rip_minutes": cli.rip_minutes,
+                     "restart_every_event": cli.restart_every_event,
+                     "no_grouping": cli.no_grouping },
         "throttle": "settle",
         "argv": cli::recorded_command_line(),
     })
@@ -566,6 +581,19 @@ fn rip_saving(
         ripped.fired,
         ripped.broken_paths
     );
+    eprintln!(
+        "greybox: rip time: {}",
+        ripped.timing.summary(ripped.duration_ms)
+    );
+    if !ripped.equivalent.is_empty() {
+        let representatives: std::collections::BTreeSet<&str> =
+            ripped.equivalent.iter().map(|(_, r)| r.as_str()).collect();
+        eprintln!(
+            "greybox: {} events not fired are equivalent to {} that were (rip.json `equivalent`); they take those events' successors",
+            ripped.equivalent.len(),
+            representatives.len()
+        );
+    }
     for f in &ripped.failed {
         eprintln!("greybox: firing failed while ripping: {f}");
     }
@@ -597,16 +625,19 @@ fn save_rip(
             "unripped": unripped,
             "states": state.seen_states.len(),
             "states_left": state.stack.len() + usize::from(state.working.is_some()),
+            "equivalent": equivalent_report(&state.equivalents()),
             "elapsed_s": state.elapsed_ms as f64 / 1e3,
+            "time": time_report(&state.timing, state.elapsed_ms),
             "config": config,
             "state": state,
         }),
     )?;
-    write_json(&dir.join("efg.json"), &state.efg)?;
+    let efg = state.efg_with_equivalents();
+    write_json(&dir.join("efg.json"), &efg)?;
     if let Some((edg_of, app)) = edg {
         let t = Instant::now();
-        let (edg, rw, _) = edg_of.build(&state.efg, app);
-        write_edg(dir, &state.efg, &edg, &rw)?;
+        let (edg, rw, _) = edg_of.build(&efg, app);
+        write_edg(dir, &efg, &edg, &rw)?;
         edg_of.last = t.elapsed();
     }
     Ok(())
@@ -640,7 +671,32 @@ fn rip_report(r: &Ripped) -> Value {
         "states": r.states,
         "fired": r.fired,
         "broken_paths": r.broken_paths,
+        "equivalent": equivalent_report(&r.equivalent),
         "duration_s": r.duration_ms as f64 / 1e3,
+        "time": time_report(&r.timing, r.duration_ms),
+        "events_per_minute": (r.efg.len() - r.unripped.len()) as f64 * 60_000.0 / r.duration_ms.max(1) as f64,
+    })
+}
+
+/// Events treated as equivalent to a ripped one, grouped by that one.
+fn equivalent_report(pairs: &[(String, String)]) -> Value {
+    let mut by: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (event, representative) in pairs {
+        by.entry(representative).or_default().push(event);
+    }
+    json!({ "events": pairs.len(), "by_representative": by })
+}
+
+/// Where the rip's time went, in seconds, with the rest (saving, bookkeeping) as `other_s`.
+fn time_report(t: &gui_greybox::RipTiming, total_ms: u64) -> Value {
+    let counted: u64 = t.parts().iter().map(|p| p.1).sum();
+    let s = |ms: u64| ms as f64 / 1e3;
+    json!({
+        "restarts_s": s(t.restart_ms), "restarts": t.restarts,
+        "path_replay_s": s(t.replay_ms), "firing_s": s(t.fire_ms), "waiting_s": s(t.wait_ms),
+        "listing_s": s(t.listing_ms), "analysis_s": s(t.analysis_ms), "ways_back_s": s(t.return_ms),
+        "other_s": s(total_ms.saturating_sub(counted)),
+        "fired_in_place": t.in_place, "ways_back": t.returned, "ways_back_failed": t.return_failed,
     })
 }
 
@@ -650,10 +706,18 @@ fn say_cut(r: &Ripped, dir: &Path) {
     let ripped = known - r.unripped.len();
     match r.cut {
         Some(cut) => gui_testing::say!(
-            "  cut: the rip stopped at its {} after {}: {ripped} of {known} events found were ripped; \
+            "  cut: the rip stopped at its {} after {}: {ripped} of {known} events found were ripped{}; \
              the test cases come from what was ripped; `greybox --resume {}` continues the rip",
             cut.name(),
             format_duration(Duration::from_millis(r.duration_ms)),
+            if r.equivalent.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} of the others are equivalent to ripped ones)",
+                    r.equivalent.len()
+                )
+            },
             dir.display()
         ),
         None if !r.unripped.is_empty() => gui_testing::say!(

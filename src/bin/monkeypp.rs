@@ -47,6 +47,17 @@ struct Cli {
     /// this long before reading the screen it shows.
     #[arg(long, value_name = "MS", default_value_t = WebModelConfig::default().quiet_ms)]
     survey_quiet_ms: u64,
+    /// Survey every control when its screen is surveyed (default: one control of each
+    /// class of equivalent controls first, toolbars and menus before list rows, the others
+    /// after the whole survey while its budget lasts; those left take their
+    /// representative's effect and are listed in `survey.json`).
+    #[arg(long)]
+    no_grouping: bool,
+    /// After each survey probe that left its screen, restart the app to come back
+    /// (default: Back or Escape first, and a restart only when the screen's controls are
+    /// not all back).
+    #[arg(long)]
+    restart_every_probe: bool,
     /// Take each screen's controls in model order (the paper's plain DFS) instead of
     /// staying controls first.
     #[arg(long)]
@@ -171,7 +182,9 @@ fn main() -> Result<()> {
         "device": gui_driver::Device::describe(&device),
         "monkeypp": { "input": cli.input, "max_depth": cli.max_depth, "probe_all": cli.probe_all,
                       "plain_dfs": cli.plain_dfs, "replan": !cli.no_replan,
-                      "minutes": cli.minutes, "survey_minutes": cli.survey_minutes },
+                      "minutes": cli.minutes, "survey_minutes": cli.survey_minutes,
+                      "no_grouping": cli.no_grouping,
+                      "restart_every_probe": cli.restart_every_probe },
         "throttle": "settle",
         "argv": cli::recorded_command_line(),
     });
@@ -214,6 +227,8 @@ fn main() -> Result<()> {
                 probe_all: cli.probe_all,
                 quiet_ms: cli.survey_quiet_ms,
                 budget,
+                group_equivalent: !cli.no_grouping,
+                restart_every_probe: cli.restart_every_probe,
                 ..WebModelConfig::default()
             };
             let built = survey_saving(&mut app, &config, prior, &dir, verbose)?;
@@ -497,6 +512,20 @@ fn survey_saving(
         built.resets,
         built.backs
     );
+    let s = &built.survey;
+    eprintln!(
+        "monkeypp: survey time: {}; analysis of the scripts {:.1} s",
+        s.timing.summary(s.elapsed_ms),
+        built.static_ms / 1e3
+    );
+    if !s.equivalent.is_empty() {
+        let representatives: std::collections::BTreeSet<&String> = s.equivalent.values().collect();
+        eprintln!(
+            "monkeypp: {} controls not fired are equivalent to {} that were (survey.json `equivalent`); they take those controls' effects",
+            s.equivalent.len(),
+            representatives.len()
+        );
+    }
     Ok(built)
 }
 
@@ -525,7 +554,32 @@ fn survey_report(s: &SurveyState) -> Value {
         "screens_known": s.screens.len(),
         "screens_surveyed": s.finished.len(),
         "screens_unfinished": s.unfinished(),
+        "equivalent": equivalent_report(&s.equivalent),
         "elapsed_s": s.elapsed_ms as f64 / 1e3,
+        "controls_per_minute": s.probed.len() as f64 * 60_000.0 / s.elapsed_ms.max(1) as f64,
+        "time": time_report(s),
+    })
+}
+
+/// Controls decided as equivalent to a fired one, grouped by that one.
+fn equivalent_report(pairs: &std::collections::BTreeMap<String, String>) -> Value {
+    let mut by: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (control, representative) in pairs {
+        by.entry(representative).or_default().push(control);
+    }
+    json!({ "controls": pairs.len(), "by_representative": by })
+}
+
+/// Where the survey's time went, in seconds, with the rest (the survey's bookkeeping,
+/// saving) as `other_s`.
+fn time_report(s: &SurveyState) -> Value {
+    let t = &s.timing;
+    let counted: u64 = t.parts().iter().map(|p| p.1).sum();
+    let secs = |ms: u64| ms as f64 / 1e3;
+    json!({
+        "restarts_s": secs(t.restart_ms), "restarts": s.resets, "ways_back_s": secs(t.back_ms),
+        "returns_by_back": s.backs, "firing_s": secs(t.fire_ms), "waiting_s": secs(t.wait_ms),
+        "listing_s": secs(t.listing_ms), "other_s": secs(s.elapsed_ms.saturating_sub(counted)),
     })
 }
 

@@ -1,5 +1,7 @@
 //! What the ripper and the replayer need from a running application.
 
+use std::time::Duration;
+
 use gui_core::{Action, ActionKind, ActionParam, Point, Target};
 use gui_driver::Device;
 
@@ -77,6 +79,38 @@ pub trait GreyboxApp {
     /// restarts. By default one more [`settle`](Self::settle).
     fn finish(&mut self) -> Result<()> {
         self.settle()
+    }
+
+    /// A fingerprint of what the GUI holds now beyond its enabled events (the page's
+    /// document and URL, its text, the values of its fields), or `None` when the app cannot
+    /// take one (the default). Two equal fingerprints and equal listings are what the
+    /// ripper takes as "the same state"; without fingerprints it never trusts a cheap way
+    /// back and restarts before every event.
+    fn fingerprint(&mut self) -> Result<Option<String>> {
+        Ok(None)
+    }
+
+    /// Tries a cheap way back to the state the GUI was in at the last
+    /// [`fingerprint`](Self::fingerprint), which offered `before`: close what the last
+    /// event opened, or step back in history. Returns whether it tried something; the
+    /// caller checks whether it worked. By default there is no cheap way.
+    fn step_back(&mut self, before: &[LiveEvent]) -> Result<bool> {
+        let _ = before;
+        Ok(false)
+    }
+
+    /// What the handlers of `event` read and write as Algorithm 1 sees them, or `None`
+    /// when the app cannot say (the default). The ripper fires the next event in place
+    /// only when the last one wrote nothing the state's other events read.
+    fn handler_read_write(&self, event: &Event) -> Option<ReadWrite> {
+        let _ = event;
+        None
+    }
+
+    /// Time spent waiting for the GUI to settle since the app was made (zero when the app
+    /// does not count it).
+    fn time_waited(&self) -> Duration {
+        Duration::ZERO
     }
 
     /// One line naming the app, for run folders.

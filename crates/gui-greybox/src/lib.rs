@@ -6,6 +6,7 @@ pub mod desktop;
 mod edg;
 mod error;
 mod generate;
+mod group;
 pub mod java;
 pub mod js;
 mod model;
@@ -21,9 +22,11 @@ pub use generate::{
     Executable, Generated, Mode, Plan, abstract_sequences, blackbox_sequences,
     executable_sequences, plan,
 };
+pub use group::equivalence_class;
 pub use model::{Efg, Event, EventKind, HandlerRef, Paths};
 pub use replay::{CaseOutcome, ReplayConfig, ReplayOutcome, replay, replay_watched};
 pub use rip::{
-    Frontier, OfferedEvent, RipConfig, RipCut, RipOutcome, RipState, RipStep, Ripped, Ripper, rip,
+    Frontier, OfferedEvent, RipConfig, RipCut, RipGroup, RipOutcome, RipState, RipStep, RipTiming,
+    Ripped, Ripper, rip,
 };
 pub use rw::ReadWrite;

@@ -105,6 +105,10 @@ pub struct WebApp {
     /// Per script name with non-ASCII text, the UTF-16 offset of each byte offset (V8
     /// counts UTF-16 units, the analysis bytes); ASCII scripts count both alike.
     utf16_at: HashMap<String, Vec<u32>>,
+    /// Time spent waiting for the page to settle.
+    waited: Duration,
+    /// The page's document and URL at the last [`GreyboxApp::fingerprint`].
+    fingerprinted_at: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -172,6 +176,8 @@ impl WebApp {
             url_before: None,
             lines,
             utf16_at,
+            waited: Duration::ZERO,
+            fingerprinted_at: None,
         })
     }
 
@@ -383,7 +389,80 @@ impl GreyboxApp for WebApp {
     fn finish(&mut self) -> Result<()> {
         self.wait_quiet(self.settle.end_quiet, self.settle.end_cap, true)
     }
+
+    /// The document and URL, and a hash of the page's visible text and of its fields'
+    /// values and check marks: what an event may change without changing the events on
+    /// offer.
+    fn fingerprint(&mut self) -> Result<Option<String>> {
+        let v = self.device.evaluate(FINGERPRINT)?;
+        let Some(print) = v.as_str() else {
+            return Ok(None);
+        };
+        self.fingerprinted_at = print.rsplit_once(' ').map(|(at, _)| at.to_owned());
+        Ok(Some(print.to_owned()))
+    }
+
+    /// Back to the page as it was at the last fingerprint, the way a person goes back: the
+    /// browser's history back when the event moved the page to another URL of the same
+    /// document, otherwise Escape (which closes dialogs, menus and pop-ups), and then the
+    /// close button of a dialog still open that `before` did not show. A page that loaded
+    /// another document has no cheap way back: going back would load the app again, as a
+    /// restart does.
+    fn step_back(&mut self, before: &[LiveEvent]) -> Result<bool> {
+        let Some(then) = self.fingerprinted_at.clone() else {
+            return Ok(false);
+        };
+        let now = self.location()?;
+        let document = |at: &str| at.split_once(' ').map(|x| x.0.to_owned());
+        if document(&then) != document(&now) {
+            return Ok(false);
+        }
+        if then != now {
+            self.device
+                .perform(&gui_core::Action::new(gui_core::ActionKind::Return))?;
+            self.settle()?;
+            return Ok(true);
+        }
+        self.device.press_key("Escape", 27)?;
+        self.settle()?;
+        let windows: std::collections::HashSet<&str> =
+            before.iter().map(|l| l.event.window.as_str()).collect();
+        let close = self
+            .available()?
+            .into_iter()
+            .find(|l| !windows.contains(l.event.window.as_str()) && is_close_label(&l.event.label));
+        if let Some(close) = close {
+            self.fire(&close, "")?;
+        }
+        Ok(true)
+    }
+
+    fn handler_read_write(&self, event: &Event) -> Option<ReadWrite> {
+        Some(self.read_write(event))
+    }
+
+    fn time_waited(&self) -> Duration {
+        self.waited
+    }
 }
+
+/// Whether a control's label says it closes what it is in.
+fn is_close_label(label: &str) -> bool {
+    let l = label.trim().to_lowercase();
+    ["close", "cancel", "×", "✕", "x", "dismiss"].contains(&l.as_str()) || l.starts_with("close ")
+}
+
+/// See [`GreyboxApp::fingerprint`]: `<time origin> <url> <hash>:<length>`.
+const FINGERPRINT: &str = r#"(() => {
+  const parts = [document.body ? document.body.innerText : ''];
+  for (const el of document.querySelectorAll('input, textarea, select')) {
+    parts.push(el.type === 'checkbox' || el.type === 'radio' ? String(el.checked) : String(el.value));
+  }
+  const s = parts.join('\u0001');
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return String(performance.timeOrigin) + ' ' + location.href + ' ' + (h >>> 0).toString(16) + ':' + s.length;
+})()"#;
 
 impl WebApp {
     /// The page's document (its time origin) and URL now, as `origin url`.
@@ -410,7 +489,10 @@ impl WebApp {
             quiet = quiet.as_millis(),
             cap = cap.as_millis()
         );
-        match self.device.evaluate(&expr) {
+        let started = std::time::Instant::now();
+        let waited = self.device.evaluate(&expr);
+        self.waited += started.elapsed();
+        match waited {
             Ok(_) => Ok(()),
             // A page that navigates while we wait destroys the promise: it has changed, and
             // the next call finds the new page.
@@ -513,6 +595,9 @@ const FIND_EVENTS: &str = r#"(() => {
     ownSeen.set(node, out);
     return out;
   };
+  // jQuery's delegated selectors may use its own pseudo-classes (jQuery Mobile's
+  // `:jqmData(..)`), which the DOM's `matches` refuses.
+  const matches = (el, sel) => { try { return el.matches(sel); } catch (e) { try { return !!(jq && jq(el).is(sel)); } catch (e2) { return false; } } };
   const isText = el => (el.tagName === 'INPUT' && TEXT.includes((el.getAttribute('type') || '').toLowerCase()))
     || el.tagName === 'TEXTAREA' || el.isContentEditable;
   const native = el => ['BUTTON', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(el.tagName)
@@ -564,7 +649,7 @@ const FIND_EVENTS: &str = r#"(() => {
     for (let n = el; n && !(input && (n === document || n === document.documentElement)); n = n.parentNode) {
       for (const l of (n === el ? ownLs : own(n))) {
         if (!kinds.includes(l.type)) continue;
-        if (l.sel && !(n !== el && el.matches(l.sel))) continue;
+        if (l.sel && !(n !== el && matches(el, l.sel))) continue;
         ids.push(fnId(l.fn));
       }
       if (n === document && !input) { for (const l of own(window)) if (kinds.includes(l.type)) ids.push(fnId(l.fn)); }

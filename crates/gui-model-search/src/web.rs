@@ -29,7 +29,7 @@
 //! Back is the browser's history back for a page, and Escape for a dialog, which is what a
 //! person (and Android's back button) does to dismiss one.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use gui_core::{Action, ActionKind, CoverageSnapshot, Signal};
@@ -37,7 +37,7 @@ use gui_driver::ChromiumDevice;
 use gui_explore::{RunRecorder, StepRecord, StepTimings};
 use gui_greybox::js::JsAnalysis;
 use gui_greybox::web::{WebApp, WebSettle};
-use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent};
+use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent, equivalence_class};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -64,6 +64,24 @@ pub struct WebModelConfig {
     /// limit); the model then holds what the survey found so far.
     #[serde(default)]
     pub budget: Option<Duration>,
+    /// Fire one control of each class of equivalent controls
+    /// ([`gui_greybox::equivalence_class`]) first and the others after the whole survey,
+    /// while the budget lasts; those left take their representative's effect (see the
+    /// module documentation). Off: every control when its screen is surveyed.
+    #[serde(default = "yes")]
+    pub group_equivalent: bool,
+    /// After the survey, fire the controls left as equivalent to a fired one, while the
+    /// budget lasts. Off: they keep their representative's effect, as when the budget
+    /// runs out first.
+    #[serde(default = "yes")]
+    pub second_pass: bool,
+    /// Come back to a screen after a probe by restarting the app, never by Back.
+    #[serde(default)]
+    pub restart_every_probe: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for WebModelConfig {
@@ -75,6 +93,9 @@ impl Default for WebModelConfig {
             probe_all: false,
             quiet_ms: 10,
             budget: None,
+            group_equivalent: true,
+            second_pass: true,
+            restart_every_probe: false,
         }
     }
 }
@@ -261,16 +282,83 @@ pub struct SurveyState {
     pub elapsed_ms: u64,
     /// Why the last run on this state stopped with work left.
     pub cut: Option<SurveyCut>,
+    /// Per class of equivalent controls, the control fired for it.
+    #[serde(default)]
+    pub groups: BTreeMap<String, SurveyGroup>,
+    /// Controls decided without firing because they are equivalent to one that was fired
+    /// (control, that one); they take its effect in the model.
+    #[serde(default)]
+    pub equivalent: BTreeMap<String, String>,
+    /// Where the survey's time went, over every run that worked on this state.
+    #[serde(default)]
+    pub timing: SurveyTiming,
     #[serde(skip)]
     pub signals: Vec<Signal>,
 }
 
+/// The representative of a class of equivalent controls: the first fired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SurveyGroup {
+    pub representative: String,
+    /// Whether it led to another screen: the others of its class are then fired first in
+    /// the second pass, as the same handler may lead elsewhere for each.
+    pub led_elsewhere: bool,
+}
+
+/// Where a survey's time went, in milliseconds. The parts do not overlap: waiting for the
+/// page to settle is counted in `wait_ms` only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SurveyTiming {
+    /// App restarts (a page load), without their settle.
+    pub restart_ms: u64,
+    /// Going back by Back or Escape, and reopening a dialog, without their settle.
+    pub back_ms: u64,
+    /// Firing the controls surveyed, without their settle.
+    pub fire_ms: u64,
+    /// Waiting for the page to settle.
+    pub wait_ms: u64,
+    /// Reading the controls on offer, the screen's name and plain links' targets.
+    pub listing_ms: u64,
+}
+
+impl SurveyTiming {
+    /// The named parts, largest first.
+    pub fn parts(&self) -> Vec<(&'static str, u64)> {
+        let mut parts = vec![
+            ("restarts", self.restart_ms),
+            ("ways back", self.back_ms),
+            ("firing", self.fire_ms),
+            ("waiting", self.wait_ms),
+            ("listing", self.listing_ms),
+        ];
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts
+    }
+
+    /// One line: each part's share of `total_ms`, largest first.
+    pub fn summary(&self, total_ms: u64) -> String {
+        let total = total_ms.max(1) as f64;
+        let parts = self.parts();
+        let counted: u64 = parts.iter().map(|p| p.1).sum();
+        let mut line: Vec<String> = parts
+            .iter()
+            .map(|(name, ms)| format!("{name} {:.0}%", *ms as f64 * 100.0 / total))
+            .collect();
+        line.push(format!(
+            "other {:.0}%",
+            total_ms.saturating_sub(counted) as f64 * 100.0 / total
+        ));
+        line.join(", ")
+    }
+}
+
 impl SurveyState {
-    /// Controls found but not decided: their effect, if any, is unknown to the model.
+    /// Controls found but neither decided nor equivalent to one that was: their effect,
+    /// if any, is unknown to the model.
     pub fn unprobed(&self) -> Vec<String> {
         self.ui
             .iter()
-            .filter(|(id, _)| !self.probed.contains(id))
+            .filter(|(id, _)| !self.probed.contains(id) && !self.equivalent.contains_key(id))
             .map(|(id, _)| id.clone())
             .collect()
     }
@@ -461,6 +549,19 @@ struct Survey<'a> {
     chain: Vec<String>,
     deadline: Option<Instant>,
     watch: &'a mut dyn FnMut(&SurveyState, &SurveyProbe),
+    /// Controls left for the second pass: equivalent to one fired before them.
+    pending: Vec<Deferred>,
+    /// Controls the second pass fires although their class has a representative.
+    undefer: HashSet<String>,
+}
+
+/// A control the survey left for its second pass, and how to get to its screen.
+struct Deferred {
+    control: String,
+    screen: String,
+    path: Vec<String>,
+    parent: Option<String>,
+    here: Vec<String>,
 }
 
 /// The ids of a listing, in order.
@@ -471,6 +572,89 @@ fn ids_of(listing: &[LiveEvent]) -> Vec<String> {
 impl Survey<'_> {
     fn record_screen(&mut self, s: &str) {
         self.out.record_screen(s);
+    }
+
+    /// Runs `f` on the app, adding its time to `part` of the survey's timing and the page
+    /// settles within it to `wait_ms`.
+    fn timed<T>(
+        &mut self,
+        part: fn(&mut SurveyTiming) -> &mut u64,
+        f: impl FnOnce(&mut WebApp) -> Result<T>,
+    ) -> Result<T> {
+        let (started, waited) = (Instant::now(), self.app.time_waited());
+        let out = f(self.app);
+        let waited = self.app.time_waited().saturating_sub(waited);
+        let t = &mut self.out.timing;
+        *part(t) += started.elapsed().saturating_sub(waited).as_millis() as u64;
+        t.wait_ms += waited.as_millis() as u64;
+        out
+    }
+
+    fn listing(&mut self) -> Result<Vec<LiveEvent>> {
+        self.timed(|t| &mut t.listing_ms, |app| Ok(app.available()?))
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        self.out.resets += 1;
+        self.timed(|t| &mut t.restart_ms, |app| Ok(app.reset()?))
+    }
+
+    /// The second pass: the controls left as equivalent to one fired, those whose
+    /// representative led elsewhere first, screen by screen, while the budget lasts.
+    /// Controls it does not get to stay equivalent.
+    fn second_pass(&mut self) -> Result<()> {
+        let mut pending = std::mem::take(&mut self.pending);
+        // A representative that led elsewhere says the others may lead elsewhere too.
+        pending.sort_by_key(|d| {
+            let rep = self.out.equivalent.get(&d.control);
+            !rep.is_some_and(|r| {
+                self.out
+                    .groups
+                    .values()
+                    .any(|g| g.representative == *r && g.led_elsewhere)
+            })
+        });
+        loop {
+            // Screens the second pass enters may leave controls of their own.
+            pending.append(&mut self.pending);
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if self.stop_for_budget() {
+                // Left unfinished with their screens, for a resumed survey.
+                self.pending = pending;
+                return Ok(());
+            }
+            let first = pending.remove(0);
+            let mut batch = vec![first.control.clone()];
+            pending.retain(|d| {
+                let same = d.screen == first.screen;
+                if same {
+                    batch.push(d.control.clone());
+                }
+                !same
+            });
+            self.undefer.extend(batch);
+            let back = self.return_to(
+                &first.path,
+                &first.screen,
+                first.parent.as_deref(),
+                &first.here,
+            )?;
+            match back {
+                // Controls it does not fire (no longer offered) stay equivalent.
+                Some(_) => self.visit(
+                    first.screen.clone(),
+                    first.path.clone(),
+                    first.parent.clone(),
+                )?,
+                // The screen cannot be reached again: its controls stay equivalent.
+                None => self.mark_finished(&first.screen),
+            }
+            if self.out.cut.is_some() {
+                return Ok(());
+            }
+        }
     }
 
     fn record_ui(&mut self, screen: &str, live: &LiveEvent) {
@@ -538,7 +722,7 @@ impl Survey<'_> {
     }
 
     fn screen(&mut self) -> Result<String> {
-        current_screen(self.app.chromium())
+        self.timed(|t| &mut t.listing_ms, |app| current_screen(app.chromium()))
     }
 
     fn drain(&mut self) -> Result<()> {
@@ -575,9 +759,12 @@ impl Survey<'_> {
         }
         .map(document_of);
         loop {
+            if self.config.restart_every_probe {
+                break;
+            }
             let now = self.screen()?;
             if now == screen {
-                let listing = self.app.available()?;
+                let listing = self.listing()?;
                 if ids_of(&listing) == here {
                     self.out.backs += 1;
                     return Ok(Some(listing));
@@ -604,13 +791,13 @@ impl Survey<'_> {
                 };
                 let Some(live) = opener else { break };
                 reopened = true;
-                self.app.fire(&live, &self.config.input)?;
+                let input = self.config.input.clone();
+                self.timed(|t| &mut t.back_ms, |app| Ok(app.fire(&live, &input)?))?;
                 continue;
             }
-            back(self.app, &now)?;
+            self.timed(|t| &mut t.back_ms, |app| back(app, &now))?;
         }
-        self.app.reset()?;
-        self.out.resets += 1;
+        self.restart()?;
         for id in path {
             let Some(live) = self
                 .app
@@ -644,13 +831,19 @@ impl Survey<'_> {
         let surveyed = self.visit_controls(&screen, &path, parent);
         self.chain.pop();
         surveyed?;
-        if self.out.cut.is_none() {
-            if !self.out.finished.contains(&screen) {
-                self.out.finished.push(screen.clone());
-            }
-            self.reopen.remove(&screen);
+        // A screen with controls left for the second pass is finished by it: a survey cut
+        // before then reopens the screen when resumed.
+        if self.out.cut.is_none() && !self.pending.iter().any(|d| d.screen == screen) {
+            self.mark_finished(&screen);
         }
         Ok(())
+    }
+
+    fn mark_finished(&mut self, screen: &str) {
+        if !self.out.finished.iter().any(|s| s == screen) {
+            self.out.finished.push(screen.to_owned());
+        }
+        self.reopen.remove(screen);
     }
 
     /// Whether the survey goes into `to` after a control led there from `screen`: a
@@ -680,7 +873,7 @@ impl Survey<'_> {
     ) -> Result<()> {
         let screen = screen.to_owned();
         self.record_screen(&screen);
-        let offered = self.app.available()?;
+        let offered = self.listing()?;
         for live in &offered {
             self.record_ui(&screen, live);
         }
@@ -690,8 +883,23 @@ impl Survey<'_> {
         // probe has changed it.
         let mut current = Some(offered.clone());
         // Controls that appear after a control fired in place (a new list row) join the
-        // screen's list, and are surveyed in turn.
-        let mut todo: std::collections::VecDeque<LiveEvent> = offered.into_iter().collect();
+        // screen's list, and are surveyed in turn. With grouping, controls that do not
+        // repeat on the screen (a toolbar, a menu) go before repeated ones (a list's rows).
+        let mut order = offered.clone();
+        if self.config.group_equivalent {
+            let classes: Vec<String> = order.iter().map(|l| equivalence_class(&l.event)).collect();
+            let mut count: HashMap<&str, usize> = HashMap::new();
+            for c in &classes {
+                *count.entry(c).or_default() += 1;
+            }
+            let repeated: HashMap<String, bool> = order
+                .iter()
+                .zip(&classes)
+                .map(|(l, c)| (l.event.id.clone(), count[c.as_str()] > 1))
+                .collect();
+            order.sort_by_key(|l| repeated[&l.event.id]);
+        }
+        let mut todo: std::collections::VecDeque<LiveEvent> = order.into_iter().collect();
         while let Some(live) = todo.pop_front() {
             let live = &live;
             let id = live.event.id.clone();
@@ -749,6 +957,27 @@ impl Survey<'_> {
                 }
                 continue;
             }
+            let class = equivalence_class(&live.event);
+            if self.config.group_equivalent
+                && !self.undefer.contains(&id)
+                && let Some(g) = self.out.groups.get(&class)
+            {
+                // Equivalent to a control fired before: left for the second pass, with
+                // that control's effect meanwhile.
+                let representative = g.representative.clone();
+                if let Some(effect) = self.out.effect_of(&representative).cloned() {
+                    self.out.set_effect(&id, effect);
+                }
+                self.out.equivalent.insert(id.clone(), representative);
+                self.pending.push(Deferred {
+                    control: id,
+                    screen: screen.clone(),
+                    path: path.to_vec(),
+                    parent: parent.clone(),
+                    here: here.clone(),
+                });
+                continue;
+            }
             if self.out.screens.len() >= self.config.max_screens {
                 self.out.cut = Some(SurveyCut::MaxScreens);
                 return Ok(());
@@ -776,6 +1005,7 @@ impl Survey<'_> {
                 continue;
             };
             self.out.probed.insert(id.clone());
+            self.out.equivalent.remove(&id);
             self.out.probes += 1;
             let mut probe = SurveyProbe {
                 control: id.clone(),
@@ -785,7 +1015,9 @@ impl Survey<'_> {
                 error: None,
                 duration_ms: 0,
             };
-            if let Err(e) = self.app.fire(&target, &self.config.input) {
+            let input = self.config.input.clone();
+            let fired = self.timed(|t| &mut t.fire_ms, |app| Ok(app.fire(&target, &input)?));
+            if let Err(e) = fired {
                 tracing::warn!("survey: firing {id} failed: {e}");
                 probe.error = Some(e.to_string());
                 probe.duration_ms = started.elapsed().as_millis() as u64;
@@ -793,8 +1025,14 @@ impl Survey<'_> {
                 continue;
             }
             let after = self.screen()?;
+            if self.config.group_equivalent {
+                self.out.groups.entry(class).or_insert_with(|| SurveyGroup {
+                    representative: id.clone(),
+                    led_elsewhere: after != screen,
+                });
+            }
             if after == screen {
-                let now = self.app.available()?;
+                let now = self.listing()?;
                 let same = ids_of(&now) == here;
                 let mut appeared = Vec::new();
                 for l in &now {
@@ -870,10 +1108,11 @@ fn survey(
         deadline: config.budget.map(|b| started + b),
         watch,
         app,
+        pending: Vec::new(),
+        undefer: HashSet::new(),
     };
     if fresh || !survey.reopen.is_empty() {
-        survey.app.reset()?;
-        survey.out.resets += 1;
+        survey.restart()?;
         let launch = survey.screen()?;
         let launch = match survey.out.launch.take() {
             // The app may start on another screen now (a remembered route): the earlier
@@ -883,6 +1122,15 @@ fn survey(
         };
         survey.out.launch = Some(launch.clone());
         survey.visit(launch, Vec::new(), None)?;
+        if survey.out.cut.is_none() {
+            if config.second_pass {
+                survey.second_pass()?;
+            } else {
+                for d in std::mem::take(&mut survey.pending) {
+                    survey.mark_finished(&d.screen);
+                }
+            }
+        }
     }
     // Signals stay with the device until drained, restarts included: one drain takes
     // what every probe set off.

@@ -183,3 +183,95 @@ fn the_survey_reads_plain_links_and_fires_the_app_own() {
     assert!(built.backs >= 1);
     assert!(model.screens.iter().any(|s| s.name == OUTSIDE));
 }
+
+/// The shared page of `tests/data/scale`: twelve rows that one handler serves (each opens
+/// the row dialog), listed before a toolbar whose New and Help open dialogs of their own.
+fn scale_app() -> (StaticServer, WebApp) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/scale");
+    let server = StaticServer::folder(&dir, "index.html").expect("serve tests/data/scale");
+    let device = ChromiumDevice::launch(&server.url(), ChromiumConfig::default())
+        .unwrap_or_else(|e| panic!("cannot start Chromium (`cargo xtask setup` installs it): {e}"));
+    (server, WebApp::new(device, &JsConfig::default()).unwrap())
+}
+
+fn row(i: usize) -> String {
+    format!("#rows > li:nth-of-type({i}) > button:nth-of-type(1) click")
+}
+
+#[test]
+fn the_survey_fires_one_row_of_a_list_and_takes_the_others_as_equivalent() {
+    let (_server, mut app) = scale_app();
+    let config = WebModelConfig {
+        second_pass: false,
+        ..WebModelConfig::default()
+    };
+    let built = build_web_model(&mut app, &config).unwrap();
+    let s = &built.survey;
+    // One row fired for all twelve: the others are recorded as equivalent to it...
+    let equivalent: Vec<&String> = s.equivalent.keys().collect();
+    assert_eq!(equivalent.len(), 11, "{:?}", s.equivalent);
+    for i in 2..=12 {
+        assert_eq!(s.equivalent.get(&row(i)), Some(&row(1)), "row {i}");
+    }
+    // ...and take its effect in the model: each opens the row dialog.
+    for i in [1, 7, 12] {
+        assert!(
+            matches!(effect_of(&built.model, &row(i)), Some(Effect::Launch(d)) if d == "dialog #row-dialog"),
+            "row {i}: {:?}",
+            effect_of(&built.model, &row(i))
+        );
+    }
+    // New, Help, the first row and the three dialogs' Close.
+    assert_eq!(built.probes, 6);
+
+    // With the second pass (the default, budget permitting) every row is fired after all,
+    // and the toolbar, which follows the rows on the page, went first.
+    let (_server, mut app) = scale_app();
+    let mut order = Vec::new();
+    let built = gui_model_search::web::build_web_model_watched(
+        &mut app,
+        &WebModelConfig::default(),
+        None,
+        &mut |p| order.push(p.probe.control.clone()),
+    )
+    .unwrap();
+    assert!(built.survey.equivalent.is_empty());
+    assert_eq!(built.probes, 17);
+    let at = |id: &str| order.iter().position(|c| c == id).unwrap();
+    assert!(
+        at("#new click") < at(&row(1)) && at("#help click") < at(&row(1)),
+        "{order:?}"
+    );
+    assert!(
+        (2..=12).all(|i| at(&row(i)) > at("#row-close click")),
+        "{order:?}"
+    );
+}
+
+#[test]
+fn the_survey_comes_back_by_escape_and_restarts_only_with_restart_every_probe() {
+    let (_server, mut app) = scale_app();
+    let built = build_web_model(&mut app, &WebModelConfig::default()).unwrap();
+    // Each dialog a probe opened is closed by Escape (or its Close button) and the page's
+    // controls are checked to be all back; only the first load is a restart.
+    assert_eq!(built.resets, 1, "{} restarts", built.resets);
+    assert!(built.backs >= 12, "{} returns by Back", built.backs);
+    assert!(built.survey.timing.back_ms > 0);
+
+    let (_server, mut app) = scale_app();
+    let config = WebModelConfig {
+        restart_every_probe: true,
+        ..WebModelConfig::default()
+    };
+    let restarted = build_web_model(&mut app, &config).unwrap();
+    assert_eq!(restarted.backs, 0);
+    assert!(restarted.resets >= 12, "{} restarts", restarted.resets);
+    // The same model either way.
+    for i in [1, 12] {
+        assert_eq!(
+            effect_of(&built.model, &row(i)),
+            effect_of(&restarted.model, &row(i))
+        );
+    }
+    assert_eq!(built.model.screens.len(), restarted.model.screens.len());
+}
