@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 /// Rip an app's GUI into an event-flow graph, analyse its event handlers into an
 /// event-dependency graph, generate test cases and replay them with a crash oracle.
 #[derive(Debug, Parser)]
-#[command(name = "greybox", version, about, after_help = EXAMPLES)]
+#[command(name = "greybox", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

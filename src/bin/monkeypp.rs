@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 /// Build an app model (code, controls, screens), search it depth first for every control
 /// and carry the interactions out, reporting interface coverage step by step.
 #[derive(Debug, Parser)]
-#[command(name = "monkeypp", version, about, after_help = EXAMPLES)]
+#[command(name = "monkeypp", version, after_help = EXAMPLES)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
