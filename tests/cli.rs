@@ -1,29 +1,61 @@
 //! The `monkey` and `pirltest` binaries as a user runs them: good runs write a run folder,
 //! bad input is refused with a message naming it.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn monkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_monkey"))
+/// Runs the binary `exe` with `args` to its end.
+fn run_bin(exe: &str, args: &[&str]) -> Output {
+    Command::new(exe)
         .args(args)
         .output()
-        .expect("run monkey")
+        .unwrap_or_else(|e| panic!("run {exe}: {e}"))
+}
+
+fn monkey(args: &[&str]) -> Output {
+    run_bin(env!("CARGO_BIN_EXE_monkey"), args)
 }
 
 fn pirltest(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pirltest"))
-        .args(args)
-        .output()
-        .expect("run pirltest")
+    run_bin(env!("CARGO_BIN_EXE_pirltest"), args)
+}
+
+fn greybox(args: &[&str]) -> Output {
+    run_bin(env!("CARGO_BIN_EXE_greybox"), args)
+}
+
+fn monkeypp(args: &[&str]) -> Output {
+    run_bin(env!("CARGO_BIN_EXE_monkeypp"), args)
+}
+
+fn adat(args: &[&str]) -> Output {
+    run_bin(env!("CARGO_BIN_EXE_adat"), args)
 }
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A JSON file of a run folder (`run.json`, `summary.json`, `agent.json`), parsed.
+fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs `tool` with `common` and then each case's words, and checks that each is refused
+/// with a message that contains the case's text.
+fn assert_each_refused(tool: fn(&[&str]) -> Output, common: &[&str], cases: &[(Vec<&str>, &str)]) {
+    for (args, expect) in cases {
+        let all = [common, args].concat();
+        let out = tool(&all);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
+    }
+}
+
 #[test]
 fn bad_values_are_refused_with_the_option_named() {
-    for (args, expect) in [
+    let cases = [
         (vec!["--steps", "0"], "--steps"),
         (vec!["--steps", "many"], "--steps"),
         (vec!["--viewport", "10x10"], "out of range"),
@@ -40,11 +72,8 @@ fn bad_values_are_refused_with_the_option_named() {
         (vec!["--dialogs", "maybe"], "--dialogs"),
         (vec!["--hang-after", "0"], "--hang-after"),
         (vec!["--js-heap-mb", "4"], "--js-heap-mb"),
-    ] {
-        let out = monkey(&args);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
-    }
+    ];
+    assert_each_refused(monkey, &[], &cases);
 }
 
 #[test]
@@ -66,8 +95,7 @@ fn a_config_file_gives_defaults_that_flags_override() {
         run.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
+    let meta = read_json(&run.join("run.json"));
     assert_eq!(meta["meta"]["seed"], 4, "from the file");
     assert_eq!(meta["meta"]["explore"]["steps"], 4, "the flag wins");
 
@@ -104,8 +132,7 @@ fn throttle_policies_are_chosen_by_name_and_recorded() {
             run.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{policy}: {}", stderr(&out));
-        let meta: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
+        let meta = read_json(&run.join("run.json"));
         assert_eq!(meta["meta"]["throttle"], recorded);
         let steps = gui_explore::read_steps(&run).unwrap();
         let waited = steps[0]
@@ -197,12 +224,10 @@ fn a_run_on_the_demo_app_writes_a_complete_run_folder() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("6 steps"));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let summary = read_json(&run.join("summary.json"));
     assert_eq!(summary["steps"], 6);
     assert!(summary["coverage"]["functions_covered"].as_u64().unwrap() > 0);
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    let meta = read_json(&run.join("run.json"));
     assert_eq!(meta["format_version"], 1);
     assert_eq!(meta["meta"]["seed"], 3);
     assert!(
@@ -276,8 +301,7 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     assert!(out.status.success(), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("pirltest: 6 steps"), "{stdout}");
-    let agent: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(first.join("agent.json")).unwrap()).unwrap();
+    let agent = read_json(&first.join("agent.json"));
     assert_eq!(agent["stats"]["decisions"], 6);
     assert_eq!(agent["errors"].as_array().map(Vec::len), Some(0));
     let model = first.join("q_network.safetensors");
@@ -286,8 +310,7 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
     assert!(report.contains("pirltest seed 2: 6 steps"), "{report:.400}");
     assert!(stdout.contains("report.html"), "{stdout}");
     // A fixed throttle: decisions wait for learning, so the seed fixes the run.
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(first.join("run.json")).unwrap()).unwrap();
+    let run = read_json(&first.join("run.json"));
     assert_eq!(run["meta"]["agent"]["train_async"], false, "{run}");
 
     let second = dir.path().join("second");
@@ -306,8 +329,7 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
         second.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(second.join("run.json")).unwrap()).unwrap();
+    let run = read_json(&second.join("run.json"));
     assert!(run.to_string().contains("q_network.safetensors"), "{run}");
     assert_eq!(run["meta"]["agent"]["train_async"], true, "{run}");
 
@@ -331,8 +353,7 @@ fn pirltest_saves_what_it_learnt_and_starts_from_it_again() {
         third.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let agent: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(third.join("agent.json")).unwrap()).unwrap();
+    let agent = read_json(&third.join("agent.json"));
     assert_eq!(agent["stats"]["decisions"], 3);
     assert_eq!(agent["errors"].as_array().map(Vec::len), Some(0));
 }
@@ -343,7 +364,7 @@ fn pirltest_refuses_bad_models_and_settings_naming_them() {
     let corrupt = dir.path().join("corrupt.safetensors");
     std::fs::write(&corrupt, b"not a model").unwrap();
     let missing = dir.path().join("missing.safetensors");
-    for (args, expect) in [
+    let cases = [
         (
             vec!["--model-in", corrupt.to_str().unwrap()],
             "corrupt.safetensors",
@@ -360,13 +381,8 @@ fn pirltest_refuses_bad_models_and_settings_naming_them() {
             "neither a finite number nor `off`",
         ),
         (vec!["--idle-reward", "inf"], "--idle-reward"),
-    ] {
-        let mut all = vec!["--device", "simulator", "--steps", "2"];
-        all.extend(&args);
-        let out = pirltest(&all);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
-    }
+    ];
+    assert_each_refused(pirltest, &["--device", "simulator", "--steps", "2"], &cases);
 }
 
 /// `--preset` picks the agent and `--plugins` changes it; `agent.json` and `run.json`
@@ -414,8 +430,7 @@ fn pirltest_presets_and_plugins_are_recorded_in_the_run_folder() {
         }
         let out = pirltest(&args);
         assert!(out.status.success(), "{preset}: {}", stderr(&out));
-        let agent: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(out_dir.join("agent.json")).unwrap()).unwrap();
+        let agent = read_json(&out_dir.join("agent.json"));
         assert_eq!(agent["preset"], preset, "{agent}");
         assert_eq!(
             agent["plugins"],
@@ -428,8 +443,7 @@ fn pirltest_presets_and_plugins_are_recorded_in_the_run_folder() {
             model,
             "{preset}"
         );
-        let run: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(out_dir.join("run.json")).unwrap()).unwrap();
+        let run = read_json(&out_dir.join("run.json"));
         assert_eq!(run["meta"]["preset"], preset, "{run}");
         if preset == "paper" {
             assert_eq!(run["meta"]["agent"]["pages"]["same_page"], 0.75, "{run}");
@@ -450,7 +464,7 @@ fn pirltest_presets_and_plugins_are_recorded_in_the_run_folder() {
 
 #[test]
 fn pirltest_refuses_unknown_presets_and_plugins_listing_the_known_ones() {
-    for (args, expect) in [
+    let cases = [
         (vec!["--preset", "fast"], "paper, default, random"),
         (vec!["--plugins", "effect-prior,telepathy"], "`telepathy`"),
         (vec!["--plugins", "-telepathy"], "stall-reset"),
@@ -462,20 +476,8 @@ fn pirltest_refuses_unknown_presets_and_plugins_listing_the_known_ones() {
             vec!["--preset", "random", "--model-out", "x.safetensors"],
             "--model-out",
         ),
-    ] {
-        let mut all = vec!["--device", "simulator", "--steps", "2"];
-        all.extend(&args);
-        let out = pirltest(&all);
-        assert!(!out.status.success(), "{args:?} was accepted");
-        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
-    }
-}
-
-fn greybox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_greybox"))
-        .args(args)
-        .output()
-        .expect("run greybox")
+    ];
+    assert_each_refused(pirltest, &["--device", "simulator", "--steps", "2"], &cases);
 }
 
 #[test]
@@ -530,13 +532,6 @@ fn greybox_refuses_bad_options_and_a_broken_event_flow_graph_by_name() {
         !out_dir.join("run.json").exists(),
         "nothing started, nothing written"
     );
-}
-
-fn monkeypp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_monkeypp"))
-        .args(args)
-        .output()
-        .expect("run monkeypp")
 }
 
 #[test]
@@ -597,16 +592,10 @@ fn monkeypp_names_a_bad_model_and_plans_a_good_one_without_a_browser() {
 /// The same binaries drive a desktop program under Xvfb with `--device desktop`.
 #[test]
 fn monkey_and_pirltest_drive_a_desktop_program_unchanged() {
-    let out = Command::new(env!("CARGO_BIN_EXE_monkey"))
-        .args(["--device", "desktop", "--steps", "3"])
-        .output()
-        .expect("run monkey");
+    let out = monkey(&["--device", "desktop", "--steps", "3"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--app-command"), "{}", stderr(&out));
-    let out = Command::new(env!("CARGO_BIN_EXE_monkey"))
-        .args(["--app-command", "xcalc", "--steps", "3"])
-        .output()
-        .expect("run monkey");
+    let out = monkey(&["--app-command", "xcalc", "--steps", "3"]);
     assert!(
         stderr(&out).contains("--device desktop"),
         "{}",
@@ -644,11 +633,15 @@ fn monkey_and_pirltest_drive_a_desktop_program_unchanged() {
 fn pirltest_on_a_phone_emulated_page_uses_the_mobile_actions() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("phone");
-    let out = Command::new(env!("CARGO_BIN_EXE_pirltest"))
-        .args(["--mobile", "--seed", "3", "--steps", "12", "--out"])
-        .arg(&run)
-        .output()
-        .expect("run pirltest");
+    let out = pirltest(&[
+        "--mobile",
+        "--seed",
+        "3",
+        "--steps",
+        "12",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let steps = std::fs::read_to_string(run.join("steps.jsonl")).unwrap();
     assert_eq!(steps.lines().count(), 12);
@@ -791,12 +784,6 @@ fn a_reader_that_goes_away_ends_the_tool_quietly() {
 
 #[test]
 fn adat_refuses_bad_training_and_scoring_settings_naming_them() {
-    let adat = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_adat"))
-            .args(args)
-            .output()
-            .expect("run adat")
-    };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("no-data");
     let out = dir.path().join("m.safetensors");
@@ -851,13 +838,13 @@ fn adat_evaluate_prints_what_one_screenshot_can_reach() {
     )
     .unwrap();
     let model = gui_vision::render::shipped_render_net_path();
-    let o = Command::new(env!("CARGO_BIN_EXE_adat"))
-        .args(["evaluate", "--data"])
-        .arg(dir.path())
-        .arg("--model")
-        .arg(model)
-        .output()
-        .expect("run adat");
+    let o = adat(&[
+        "evaluate",
+        "--data",
+        dir.path().to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     // Calling the look-alike pair full loses its partial frame: P 1/2, R 1.

@@ -165,8 +165,9 @@ fn without_an_endpoint_or_with_a_dead_one_the_tool_says_what_is_wrong() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("GUI_LLM_ENDPOINT"), "{err}");
 
-    // A dead endpoint: every step still runs (the explorer chooses by itself and says
-    // so), and the key appears nowhere.
+    // A dead endpoint (issue 52): every step still runs (the explorer chooses by itself
+    // once the endpoint has failed 3 times in a row), the run folder is complete, the run
+    // ends with an error that says so, and the key appears nowhere.
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -188,12 +189,16 @@ fn without_an_endpoint_or_with_a_dead_one_the_tool_says_what_is_wrong() {
         Some(&format!("http://127.0.0.1:{port}/v1")),
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    assert!(err.contains("chose without the model"), "{err}");
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("stopped answering (step 3"), "{err}");
     assert!(!err.contains(KEY));
+    assert!(run.join("report.html").is_file());
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join("visiondroid.json")).unwrap()).unwrap();
     assert_eq!(v["failures"].as_array().unwrap().len(), 3);
+    assert_eq!(v["failures"][0]["cause"], "endpoint");
+    assert_eq!(v["endpoint_dead"]["step"], 3);
+    assert_eq!(v["answers"]["fallbacks"], 3);
     assert!(
         v["failures"][0]["reason"]
             .as_str()

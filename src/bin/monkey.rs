@@ -2,7 +2,7 @@
 use anyhow::Result;
 use clap::Parser;
 use gui_explore::{EventCategory, EventWeights, Monkey, MonkeyConfig, Strategy};
-use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, announce_run, summary_line};
 
 /// Explore an app with random events and record every step in a run folder.
 #[derive(Debug, Parser)]
@@ -64,13 +64,12 @@ fn main() -> Result<()> {
     cli.run.check_workers(&cli.target)?;
     let mut target = cli.target.start()?;
     let explore_config = cli.run.explore_config();
-    let meta = cli.run.meta(
+    let mut recorder = cli.run.open_run(
         "monkey",
         &target,
         &explore_config,
         serde_json::json!({ "monkey": config }),
-    );
-    let mut recorder = cli.run.recorder("monkey", &meta)?;
+    )?;
     let summary = if cli.run.workers > 1 {
         // Each worker its own random stream; together they split the budget.
         let monkey = |i: u32| -> Result<Box<dyn Strategy>> {
@@ -98,7 +97,5 @@ fn main() -> Result<()> {
         )?
     };
     gui_testing::say!("{}", summary_line("monkey", &summary, ""));
-    gui_testing::say!("run folder: {}", recorder.dir().display());
-    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
-    Ok(())
+    announce_run(recorder.dir())
 }

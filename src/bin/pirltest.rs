@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gui_explore::Strategy;
 use gui_rl::{AgentConfig, Choice, PLUGINS, PirlAgent, Preset, QNetwork};
-use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, announce_run, summary_line};
 use gui_testing::pirltest::{PirlStrategy, PirlWorker};
 
 // candle allocates a tensor per operation; mimalloc halves training time here.
@@ -59,7 +59,8 @@ struct Cli {
     /// At most this many steps per screen run its commands (buttons that changed it and
     /// stayed in place) back to back in orders not yet run: every ordered pair, and every
     /// ordered triple on screens with at most 4 commands (the `command-sequences`
-    /// plug-in; preset: 30 in `default`). 0 turns it off.
+    /// plug-in; preset: off in `default`, 30 when `--plugins command-sequences` switches it
+    /// on). 0 turns it off.
     #[arg(long)]
     sequence_budget: Option<u32>,
     /// After this many steps in a row that showed nothing new, choose by the effect prior
@@ -237,7 +238,7 @@ fn main() -> Result<()> {
     }
     let mut target = cli.target.start()?;
     let explore_config = cli.run.explore_config();
-    let meta = cli.run.meta(
+    let mut recorder = cli.run.open_run(
         "pirltest",
         &target,
         &explore_config,
@@ -247,8 +248,7 @@ fn main() -> Result<()> {
             "plugins": config.plugins_on(),
             "model_in": cli.model_in,
         }),
-    );
-    let mut recorder = cli.run.recorder("pirltest", &meta)?;
+    )?;
     let (outcome, mut agent, errors) = if cli.run.workers > 1 {
         // One agent for all workers: each reads its screens on its own thread and decides
         // with the shared page store, memory and Q-network.
@@ -320,8 +320,7 @@ fn main() -> Result<()> {
     for (step, e) in errors.iter().take(5) {
         eprintln!("pirltest: the agent failed at step {step}: {e}");
     }
-    gui_testing::say!("run folder: {}", recorder.dir().display());
-    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
+    announce_run(recorder.dir())?;
     if let Some(path) = &model_out {
         gui_testing::say!("Q-network: {}", path.display());
     }

@@ -9,7 +9,7 @@ use clap::Parser;
 use gui_core::Action;
 use gui_explore::{ExploreConfig, Scripted, explore};
 use gui_report::{DdminError, Minimised, RunFolder, ddmin, reproduces, reproductions};
-use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, summary_line, write_report};
+use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, announce_run, summary_line};
 
 /// Replay a run folder's steps (all, up to a step, or chosen ones), check its bugs
 /// reproduce, and optionally minimise the steps behind each.
@@ -75,13 +75,12 @@ fn replay() -> Result<bool> {
         ..ExploreConfig::default()
     };
     let step_numbers: Vec<u64> = chosen.iter().map(|s| s.0).collect();
-    let meta = cli.run.meta(
+    let mut recorder = cli.run.open_run(
         "replay",
         &target,
         &explore_config,
         serde_json::json!({ "replay_of": cli.run_dir, "until_step": until, "steps": step_numbers }),
-    );
-    let mut recorder = cli.run.recorder("replay", &meta)?;
+    )?;
     let summary = explore(
         target.device.as_mut(),
         &mut Scripted::new(actions),
@@ -154,8 +153,7 @@ fn replay() -> Result<bool> {
         let path = recorder.dir().join("minimised.json");
         gui_explore::write_atomic(&path, &serde_json::to_vec_pretty(&all)?)?;
     }
-    gui_testing::say!("run folder: {}", recorder.dir().display());
-    gui_testing::say!("report: {}", write_report(recorder.dir())?.display());
+    announce_run(recorder.dir())?;
     Ok(found.iter().all(|r| r.replayed_step.is_some()))
 }
 

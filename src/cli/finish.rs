@@ -1,6 +1,6 @@
-//! The end of a run: its HTML report and its closing line.
+//! The end of a run: its HTML report and its closing lines.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use gui_explore::Summary;
@@ -16,6 +16,14 @@ pub fn write_report(run_dir: &std::path::Path) -> Result<PathBuf> {
     let path = run_dir.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+/// The last lines of every strategy binary: writes the run folder's report and says where
+/// the folder and the report are.
+pub fn announce_run(run_dir: &Path) -> Result<()> {
+    crate::say!("run folder: {}", run_dir.display());
+    crate::say!("report: {}", write_report(run_dir)?.display());
+    Ok(())
 }
 
 /// Coverage for summary lines: `F/T functions, B% of bytes`, or `n/a`.

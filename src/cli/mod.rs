@@ -12,8 +12,8 @@
 //! - `throttle`: the `--throttle` policy and AdaT's judge ([`adat_judge`]);
 //! - `workers`: one worker behind a [`WithProgress`] bar ([`explore_one`]) or `--workers`
 //!   of them ([`explore_workers`], [`worker_seed`]);
-//! - `finish`: the report and the closing line ([`write_report`], [`summary_line`],
-//!   [`coverage_text`]).
+//! - `finish`: the report and the closing lines ([`write_report`], [`summary_line`],
+//!   [`coverage_text`], [`announce_run`]).
 //!
 //! Flags given on the command line win over a `--config` file's keys, which win over the
 //! settings a `--resume`d run folder recorded; a run folder never starts a program the
@@ -31,7 +31,7 @@ mod workers;
 pub use args::{CommonArgs, DeviceKind, RunArgs, TargetArgs, parse_minutes, parse_size};
 pub use command_line::{parse, parse_from, recorded_command_line};
 pub use device::Target;
-pub use finish::{coverage_text, summary_line, write_report};
+pub use finish::{announce_run, coverage_text, summary_line, write_report};
 pub use progress::WithProgress;
 pub use run_folder::{default_run_dir, refuse_existing_run, reopen_run};
 pub use throttle::adat_judge;

@@ -34,6 +34,18 @@ impl RunArgs {
         meta
     }
 
+    /// The run folder of `strategy` opened ([`RunArgs::recorder`]) with the settings of
+    /// [`RunArgs::meta`], `extra` among them.
+    pub fn open_run(
+        &self,
+        strategy: &str,
+        target: &Target,
+        explore: &ExploreConfig,
+        extra: serde_json::Value,
+    ) -> Result<RunRecorder> {
+        self.recorder(strategy, &self.meta(strategy, target, explore, extra))
+    }
+
     /// Creates the run folder, or reopens the one of `--resume` (which must hold a run of
     /// the same strategy). Either way the folder is locked while the recorder lives; a
     /// folder refused for `--resume` is left as it was.

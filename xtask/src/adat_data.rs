@@ -211,7 +211,7 @@ struct Counts {
 
 pub fn run(rest: &[String]) -> Result<()> {
     let opts = parse(rest)?;
-    crate::browser()?;
+    crate::chromium()?;
     let started = Instant::now();
     let labels_path = opts.out.join("labels.jsonl");
     if opts.append {

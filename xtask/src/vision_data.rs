@@ -237,7 +237,7 @@ struct SubjectEntry {
 pub fn run(rest: &[String]) -> Result<()> {
     let opts = parse_options(rest)?;
     let started = Instant::now();
-    crate::browser()?;
+    crate::chromium()?;
     let mut errors: Vec<String> = Vec::new();
     let apps = plan_apps(&opts, &mut errors)?;
     std::fs::create_dir_all(&opts.out)

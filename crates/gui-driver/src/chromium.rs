@@ -114,8 +114,9 @@ impl ChromiumConfig {
     }
 }
 
-/// Permissions granted by `access_grant` and reset by `access_deny`.
-const PERMISSIONS: &[&str] = &[
+/// Permissions granted by `access_grant` and reset by `access_deny`; the WebDriver device
+/// grants the same through its session's DevTools.
+pub(crate) const PERMISSIONS: &[&str] = &[
     "geolocation",
     "notifications",
     "videoCapture",

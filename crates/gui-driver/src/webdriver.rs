@@ -205,16 +205,6 @@ fn merge(base: &mut Value, extra: &Value) {
     }
 }
 
-/// Permissions granted by `access_grant` and reset by `access_deny` (as on Chromium).
-const PERMISSIONS: &[&str] = &[
-    "geolocation",
-    "notifications",
-    "videoCapture",
-    "audioCapture",
-    "clipboardReadWrite",
-    "clipboardSanitizedWrite",
-];
-
 /// The W3C key value of Enter.
 const ENTER: &str = "\u{E007}";
 
@@ -875,7 +865,7 @@ impl WebDriverDevice {
                 let origin = self.origin.clone();
                 self.devtools(
                     "Browser.grantPermissions",
-                    json!({ "origin": origin, "permissions": PERMISSIONS }),
+                    json!({ "origin": origin, "permissions": crate::chromium::PERMISSIONS }),
                 )
                 .map(drop)
             }

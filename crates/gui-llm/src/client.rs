@@ -145,6 +145,9 @@ pub struct ChatRequest {
     /// What the call is for ("action", "input", "function", "detect", ...); used only in
     /// logs and accounting, never sent to the endpoint.
     pub purpose: String,
+    /// Texts that end the answer where they first appear (OpenAI's `stop`, at most 4);
+    /// not part of the answer.
+    pub stop: Vec<String>,
 }
 
 impl Default for ChatRequest {
@@ -154,6 +157,7 @@ impl Default for ChatRequest {
             max_tokens: 512,
             temperature: 0.0,
             purpose: String::new(),
+            stop: Vec::new(),
         }
     }
 }
@@ -168,9 +172,45 @@ impl ChatRequest {
         }
     }
 
-    fn image_count(&self) -> usize {
+    /// Image parts over all messages.
+    pub fn image_count(&self) -> usize {
         self.messages.iter().map(Message::image_count).sum()
     }
+}
+
+/// `messages` with every image part removed (the text view, for text-only models).
+pub fn without_images(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| Message {
+            role: m.role,
+            parts: m
+                .parts
+                .iter()
+                .filter(|p| matches!(p, Part::Text(_)))
+                .cloned()
+                .collect(),
+        })
+        .collect()
+}
+
+/// Whether an error body says the model takes no images. The wordings of llama.cpp
+/// ("image input is not supported", "...mmproj"), vLLM ("not a multimodal model"),
+/// Ollama ("does not support images") and OpenAI ("does not support image input").
+pub fn refuses_images(body: &str) -> bool {
+    let body = body.to_lowercase();
+    [
+        "image input is not supported",
+        "does not support image",
+        "not a multimodal",
+        "mmproj",
+        "image_url is not supported",
+        "images are not supported",
+        "takes text only",
+        "vision is not supported",
+    ]
+    .iter()
+    .any(|phrase| body.contains(phrase))
 }
 
 /// The model's answer to a [`ChatRequest`].
@@ -178,6 +218,16 @@ impl ChatRequest {
 pub struct ChatAnswer {
     pub text: String,
     pub usage: Usage,
+    /// Why the model stopped, when the server says: `stop`, or `length` when the answer
+    /// was cut at `max_tokens` (a truncated answer).
+    pub finish_reason: Option<String>,
+}
+
+impl ChatAnswer {
+    /// Whether the answer stopped at the token cap rather than where the model ended it.
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
 }
 
 /// Tokens one call consumed, as the endpoint reported them.
@@ -209,6 +259,76 @@ pub struct Accounting {
     pub cost_usd: f64,
     /// Time spent inside [`LlmClient::chat`], waits between retries included.
     pub wall_ms: u64,
+    /// One record per call, in order: what it was for, how long it took, its tokens.
+    #[serde(default)]
+    pub log: Vec<CallRecord>,
+}
+
+/// One call of [`LlmClient::chat`], as kept in [`Accounting::log`].
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub purpose: String,
+    /// Wall time of the call, retries and waits included.
+    pub ms: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Attempts beyond the first.
+    pub retries: u32,
+    /// `stop`, `length`, ... when the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The error, for a failed call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Accounting {
+    /// Adds one call: `retries` beyond the first attempt, prices in US dollars per 1000
+    /// prompt and completion tokens.
+    pub fn record(
+        &mut self,
+        purpose: &str,
+        elapsed: Duration,
+        retries: u32,
+        result: &Result<ChatAnswer>,
+        (price_prompt, price_completion): (f64, f64),
+    ) {
+        let ms = elapsed.as_millis() as u64;
+        self.calls += 1;
+        self.wall_ms += ms;
+        self.retries += u64::from(retries);
+        let mut record = CallRecord {
+            purpose: purpose.to_owned(),
+            ms,
+            retries,
+            ..CallRecord::default()
+        };
+        match result {
+            Ok(answer) => {
+                self.prompt_tokens += answer.usage.prompt_tokens;
+                self.completion_tokens += answer.usage.completion_tokens;
+                self.cost_usd += answer.usage.prompt_tokens as f64 / 1000.0 * price_prompt
+                    + answer.usage.completion_tokens as f64 / 1000.0 * price_completion;
+                record.prompt_tokens = answer.usage.prompt_tokens;
+                record.completion_tokens = answer.usage.completion_tokens;
+                record.finish_reason = answer.finish_reason.clone();
+            }
+            Err(err) => {
+                self.failed_calls += 1;
+                record.error = Some(err.to_string());
+            }
+        }
+        self.log.push(record);
+    }
+
+    /// Mean wall time of a call, in milliseconds (0 before the first call).
+    pub fn mean_ms(&self) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            self.wall_ms as f64 / self.calls as f64
+        }
+    }
 }
 
 /// A chat model: the seam between the VisionDroid pipeline and whatever answers it.
@@ -514,13 +634,16 @@ impl OpenAiClient {
 
     fn request_body(&self, request: &ChatRequest) -> Vec<u8> {
         let messages: Vec<Value> = request.messages.iter().map(Message::to_json).collect();
-        let body = json!({
+        let mut body = json!({
             "model": self.config.model,
             "messages": messages,
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "stream": false,
         });
+        if !request.stop.is_empty() {
+            body["stop"] = json!(request.stop.iter().take(4).collect::<Vec<_>>());
+        }
         body.to_string().into_bytes()
     }
 
@@ -551,6 +674,10 @@ impl OpenAiClient {
                 reason: format!("HTTP {status}: {}", self.excerpt(&text)),
                 wait: retry_after,
             },
+            _ if refuses_images(&text) => Attempt::Failed(Error::ImagesUnsupported {
+                endpoint: self.config.endpoint.clone(),
+                message: format!("HTTP {status}: {}", self.excerpt(&text)),
+            }),
             _ => Attempt::Failed(Error::Status {
                 endpoint: self.config.endpoint.clone(),
                 status,
@@ -657,6 +784,10 @@ impl OpenAiClient {
                 )));
             }
         };
+        let finish_reason = choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let usage = value.get("usage");
         let reported = |field: &str| usage.and_then(|u| u.get(field)).and_then(Value::as_u64);
         let usage = match (reported("prompt_tokens"), reported("completion_tokens")) {
@@ -676,37 +807,43 @@ impl OpenAiClient {
                 }
             }
         };
-        Ok(ChatAnswer { text, usage })
+        Ok(ChatAnswer {
+            text,
+            usage,
+            finish_reason,
+        })
     }
 
     /// Attempts until an answer, a failure retrying cannot cure, or no retries left.
-    fn chat_with_retries(&mut self, request: &ChatRequest) -> Result<ChatAnswer> {
+    fn chat_with_retries(
+        &mut self,
+        request: &ChatRequest,
+        attempt: &mut u32,
+    ) -> Result<ChatAnswer> {
         let body = self.request_body(request);
         let mut backoff = self.config.backoff;
-        let mut attempt = 0;
         loop {
             match self.attempt(&body) {
                 Attempt::Answered(text) => return self.parse_completion(request, &text),
                 Attempt::Failed(err) => return Err(err),
                 Attempt::Retry { reason, wait } => {
-                    if attempt >= self.config.retries {
+                    if *attempt >= self.config.retries {
                         return Err(Error::Endpoint {
                             endpoint: self.config.endpoint.clone(),
-                            message: format!("{reason} (gave up after {} attempts)", attempt + 1),
+                            message: format!("{reason} (gave up after {} attempts)", *attempt + 1),
                         });
                     }
                     let wait = wait.unwrap_or(backoff);
                     tracing::warn!(
                         endpoint = %self.config.endpoint,
                         purpose = %request.purpose,
-                        attempt = attempt + 1,
+                        attempt = *attempt + 1,
                         wait_ms = wait.as_millis() as u64,
                         "LLM call failed, retrying: {reason}"
                     );
                     std::thread::sleep(wait);
                     backoff = backoff.saturating_mul(2);
-                    attempt += 1;
-                    self.accounting.retries += 1;
+                    *attempt += 1;
                 }
             }
         }
@@ -720,31 +857,26 @@ fn estimate_tokens(chars: usize) -> u64 {
 impl LlmClient for OpenAiClient {
     fn chat(&mut self, request: &ChatRequest) -> Result<ChatAnswer> {
         let start = Instant::now();
-        let result = self.chat_with_retries(request);
-        let ms = start.elapsed().as_millis() as u64;
-        let accounting = &mut self.accounting;
-        accounting.calls += 1;
-        accounting.images += request.image_count() as u64;
-        accounting.wall_ms += ms;
+        let mut retries = 0;
+        let result = self.chat_with_retries(request, &mut retries);
+        let elapsed = start.elapsed();
+        self.accounting.images += request.image_count() as u64;
+        let prices = (
+            self.config.price_per_1k_prompt,
+            self.config.price_per_1k_completion,
+        );
+        self.accounting
+            .record(&request.purpose, elapsed, retries, &result, prices);
         match &result {
-            Ok(answer) => {
-                accounting.prompt_tokens += answer.usage.prompt_tokens;
-                accounting.completion_tokens += answer.usage.completion_tokens;
-                accounting.cost_usd += answer.usage.prompt_tokens as f64 / 1000.0
-                    * self.config.price_per_1k_prompt
-                    + answer.usage.completion_tokens as f64 / 1000.0
-                        * self.config.price_per_1k_completion;
-                tracing::debug!(
-                    purpose = %request.purpose,
-                    prompt_tokens = answer.usage.prompt_tokens,
-                    completion_tokens = answer.usage.completion_tokens,
-                    ms,
-                    "LLM call answered"
-                );
-            }
+            Ok(answer) => tracing::debug!(
+                purpose = %request.purpose,
+                prompt_tokens = answer.usage.prompt_tokens,
+                completion_tokens = answer.usage.completion_tokens,
+                ms = elapsed.as_millis() as u64,
+                "LLM call answered"
+            ),
             Err(_) => {
-                accounting.failed_calls += 1;
-                tracing::debug!(purpose = %request.purpose, ms, "LLM call failed");
+                tracing::debug!(purpose = %request.purpose, ms = elapsed.as_millis() as u64, "LLM call failed")
             }
         }
         result

@@ -175,6 +175,7 @@ pub fn detect_bugs(
             max_tokens: config.max_tokens,
             temperature: config.temperature,
             purpose: "detect".into(),
+            stop: Vec::new(),
         };
         let answer = client
             .chat(&request)

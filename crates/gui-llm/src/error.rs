@@ -13,6 +13,10 @@ pub enum Error {
         status: u16,
         body: String,
     },
+    /// The model takes no images (a text-only model refused an image part); the explorer
+    /// then sends the text view.
+    #[error("LLM endpoint {endpoint} takes no images: {message}")]
+    ImagesUnsupported { endpoint: String, message: String },
     /// The endpoint's answer is not a chat completion.
     #[error("LLM endpoint {endpoint}: unexpected answer: {message}")]
     BadResponse { endpoint: String, message: String },

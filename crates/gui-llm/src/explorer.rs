@@ -57,6 +57,15 @@ pub struct ExplorerConfig {
     /// Text typed when the model gives none.
     pub default_text: String,
     pub annotate: AnnotateConfig,
+    /// Whether the model takes pictures. `false` sends the text view only (the GUI text
+    /// with numbered widgets, the history in words); a refusal of an image part by the
+    /// endpoint switches it off during the run.
+    #[serde(default = "default_images")]
+    pub images: bool,
+}
+
+fn default_images() -> bool {
+    true
 }
 
 impl Default for ExplorerConfig {
@@ -75,6 +84,7 @@ impl Default for ExplorerConfig {
             temperature: 0.0,
             default_text: "test".into(),
             annotate: AnnotateConfig::default(),
+            images: true,
         }
     }
 }
@@ -167,6 +177,65 @@ pub struct SuspectedBug {
 pub struct ExplorerFailure {
     pub step: u64,
     pub reason: String,
+    /// The kind of the last problem, for counting.
+    #[serde(default)]
+    pub cause: FallbackCause,
+}
+
+/// Why a step fell back to the explorer's own random choice.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FallbackCause {
+    /// The answer does not follow the template.
+    #[default]
+    Unparseable,
+    /// The answer names a widget number the screen does not have.
+    UnknownWidget,
+    /// The widget number and the widget text disagree.
+    Mismatch,
+    /// The answer stopped at the token cap.
+    Truncated,
+    /// The endpoint failed (after the client's own retries).
+    Endpoint,
+    /// The endpoint had failed too often in a row to be asked again.
+    NotAsked,
+}
+
+impl FallbackCause {
+    pub const ALL: [FallbackCause; 6] = [
+        FallbackCause::Unparseable,
+        FallbackCause::UnknownWidget,
+        FallbackCause::Mismatch,
+        FallbackCause::Truncated,
+        FallbackCause::Endpoint,
+        FallbackCause::NotAsked,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FallbackCause::Unparseable => "unparseable",
+            FallbackCause::UnknownWidget => "unknown widget",
+            FallbackCause::Mismatch => "id/text mismatch",
+            FallbackCause::Truncated => "truncated",
+            FallbackCause::Endpoint => "endpoint error",
+            FallbackCause::NotAsked => "not asked",
+        }
+    }
+}
+
+/// Why the model's answer was not used, with the reason told back to it.
+struct Unusable {
+    cause: FallbackCause,
+    reason: String,
+}
+
+impl Unusable {
+    fn new(cause: FallbackCause, reason: impl Into<String>) -> Self {
+        Self {
+            cause,
+            reason: reason.into(),
+        }
+    }
 }
 
 /// The function-aware explorer. It owns the client and the testing history.
@@ -180,6 +249,11 @@ pub struct FunctionAwareExplorer {
     screen_bugs: Vec<SuspectedBug>,
     failures: Vec<ExplorerFailure>,
     endpoint_failures: u32,
+    images: bool,
+    /// Why pictures stopped being sent, when the endpoint refused one.
+    image_refusal: Option<String>,
+    /// The step and error after which the endpoint counted as dead.
+    endpoint_dead: Option<(u64, String)>,
 }
 
 impl std::fmt::Debug for FunctionAwareExplorer {
@@ -195,6 +269,7 @@ impl FunctionAwareExplorer {
     pub fn new(client: Box<dyn LlmClient>, config: ExplorerConfig) -> Self {
         Self {
             rng: ChaCha8Rng::seed_from_u64(config.seed),
+            images: config.images,
             app: config.app.clone(),
             history: TestingHistory::with_pictures(
                 config.pictures_in_memory.max(config.recent),
@@ -206,6 +281,8 @@ impl FunctionAwareExplorer {
             screen_bugs: Vec::new(),
             failures: Vec::new(),
             endpoint_failures: 0,
+            image_refusal: None,
+            endpoint_dead: None,
         }
     }
 
@@ -220,6 +297,23 @@ impl FunctionAwareExplorer {
 
     pub fn failures(&self) -> &[ExplorerFailure] {
         &self.failures
+    }
+
+    /// Whether prompts carry pictures (false from the start with `images: false`, or
+    /// since the endpoint refused one).
+    pub fn takes_images(&self) -> bool {
+        self.images
+    }
+
+    /// The endpoint's refusal of a picture that switched to the text view, if any.
+    pub fn image_refusal(&self) -> Option<&str> {
+        self.image_refusal.as_deref()
+    }
+
+    /// The step after which the endpoint failed `give_up_after` times in a row and was
+    /// no longer asked, with its last error.
+    pub fn endpoint_dead(&self) -> Option<(u64, &str)> {
+        self.endpoint_dead.as_ref().map(|(s, e)| (*s, e.as_str()))
     }
 
     pub fn accounting(&self) -> &Accounting {
@@ -260,10 +354,11 @@ impl FunctionAwareExplorer {
         let texts = screen_texts(ui, self.config.screen_texts);
         let (mut decision, answer) = match self.ask(step, ui, &annotation, &texts) {
             Ok((d, a)) => (d, Some(a)),
-            Err(reason) => {
+            Err(Unusable { cause, reason }) => {
                 self.failures.push(ExplorerFailure {
                     step,
                     reason: reason.clone(),
+                    cause,
                 });
                 (self.fallback(ui, &annotation.widgets, reason), None)
             }
@@ -318,65 +413,119 @@ impl FunctionAwareExplorer {
     }
 
     /// The model conversation for one step; `Err` carries why no usable answer came.
+    /// Each unusable answer is answered with its reason, quoted back to the model, up to
+    /// `retries` times. A refusal of a picture switches to the text view and asks again
+    /// without spending a round.
     fn ask(
         &mut self,
         step: u64,
         ui: &UiHierarchy,
         annotation: &crate::annotate::Annotation,
         texts: &[String],
-    ) -> std::result::Result<(Decision, ActionAnswer), String> {
+    ) -> std::result::Result<(Decision, ActionAnswer), Unusable> {
         if self.endpoint_failures >= self.config.give_up_after {
-            return Err(format!(
-                "model not asked: the endpoint failed {} times in a row",
-                self.endpoint_failures
+            return Err(Unusable::new(
+                FallbackCause::NotAsked,
+                format!(
+                    "model not asked: the endpoint failed {} times in a row",
+                    self.endpoint_failures
+                ),
             ));
         }
-        let shot_png = png(&downscale_for_prompt(
-            &annotation.image,
-            self.config.image_max_side,
-        ));
-        let mut messages = explorer_prompt(&ExplorerView {
-            app: &self.app,
-            screens: &self.screens,
-            ui,
-            widgets: &annotation.widgets,
-            screen_texts: texts,
-            history: &self.history,
-            recent: self.config.recent,
-            screenshot_png: &shot_png,
-        });
-        let mut last_problem = String::new();
-        for round in 0..=self.config.retries {
-            let text = self.chat(&messages, "action")?;
-            let problem = match parse_action_answer(&text) {
+        let shot_png = if self.images {
+            png(&downscale_for_prompt(
+                &annotation.image,
+                self.config.image_max_side,
+            ))
+        } else {
+            Vec::new()
+        };
+        let recent = self.config.recent;
+        let prompt = |images: bool, history: &TestingHistory, app: &str, screens: &[String]| {
+            explorer_prompt(&ExplorerView {
+                app,
+                screens,
+                ui,
+                widgets: &annotation.widgets,
+                screen_texts: texts,
+                history,
+                recent,
+                screenshot_png: &shot_png,
+                images,
+            })
+        };
+        let mut messages = prompt(self.images, &self.history, &self.app, &self.screens);
+        let mut last = Unusable::new(FallbackCause::Unparseable, "");
+        let mut round = 0;
+        while round <= self.config.retries {
+            let answer = match self.chat(step, &messages, "action") {
+                Ok(answer) => answer,
+                Err(crate::Error::ImagesUnsupported { message, .. }) if self.images => {
+                    tracing::warn!(
+                        step,
+                        "the model takes no images, sending the text view: {message}"
+                    );
+                    self.images = false;
+                    self.image_refusal = Some(message);
+                    messages = prompt(false, &self.history, &self.app, &self.screens);
+                    continue;
+                }
+                Err(e) => return Err(Unusable::new(FallbackCause::Endpoint, e.to_string())),
+            };
+            round += 1;
+            let text = &answer.text;
+            let problem = match parse_action_answer(text) {
                 Err(e) => {
-                    messages.push(Message::assistant(&text));
+                    let (cause, reason) = if answer.truncated() {
+                        (
+                            FallbackCause::Truncated,
+                            format!(
+                                "your answer was cut off at the length limit before it was complete ({e})"
+                            ),
+                        )
+                    } else {
+                        (FallbackCause::Unparseable, e.to_string())
+                    };
+                    messages.push(Message::assistant(text));
                     messages.push(Message::user_text(format!(
-                        "{}\n{e}. Answer again, exactly in the template.",
+                        "{}\n{reason}. Answer again, exactly in the template and briefly.",
                         crate::prompt::FEEDBACK
                     )));
-                    e.to_string()
+                    Unusable::new(cause, reason)
                 }
-                Ok(answer) => match check_widget(&answer, ui, &annotation.widgets) {
+                Ok(parsed) => match check_widget(&parsed, ui, &annotation.widgets) {
                     Ok(widget) => {
-                        let decision =
-                            self.complete(step, ui, answer.clone(), widget, round + 1)?;
-                        return Ok((decision, answer));
+                        let decision = self
+                            .complete(step, ui, parsed.clone(), widget, round)
+                            .map_err(|e| Unusable::new(FallbackCause::Endpoint, e))?;
+                        return Ok((decision, parsed));
                     }
                     Err((id, said)) => {
                         let actual = annotation.widget(id).map(|w| &ui.elements[w.element]);
-                        messages.push(Message::assistant(&text));
+                        messages.push(Message::assistant(text));
                         messages.push(feedback_prompt(id, &said, actual));
-                        format!("widget {id} and text \"{said}\" disagree")
+                        match actual {
+                            None => Unusable::new(
+                                FallbackCause::UnknownWidget,
+                                format!("there is no widget {id} on this screen"),
+                            ),
+                            Some(_) => Unusable::new(
+                                FallbackCause::Mismatch,
+                                format!("widget {id} and text \"{said}\" disagree"),
+                            ),
+                        }
                     }
                 },
             };
-            tracing::debug!(step, round, "unusable answer: {problem}");
-            last_problem = problem;
+            tracing::debug!(step, round, "unusable answer: {}", problem.reason);
+            last = problem;
         }
-        Err(format!(
-            "no usable answer after {} feedback rounds: {last_problem}",
-            self.config.retries
+        Err(Unusable::new(
+            last.cause,
+            format!(
+                "no usable answer after {} feedback rounds: {}",
+                self.config.retries, last.reason
+            ),
         ))
     }
 
@@ -409,7 +558,10 @@ impl FunctionAwareExplorer {
                     let id = widget.map_or(0, |w| w.id);
                     let function = answer.function.clone().unwrap_or_default();
                     let messages = vec![input_prompt(e, id, &function)];
-                    let text = self.chat(&messages, "input")?;
+                    let text = self
+                        .chat(step, &messages, "input")
+                        .map_err(|e| e.to_string())?
+                        .text;
                     parse_input_answer(&text).unwrap_or_else(|e| {
                         tracing::debug!(step, "text input answer unusable: {e}");
                         self.config.default_text.clone()
@@ -429,21 +581,36 @@ impl FunctionAwareExplorer {
         })
     }
 
-    fn chat(&mut self, messages: &[Message], purpose: &str) -> std::result::Result<String, String> {
+    fn chat(
+        &mut self,
+        step: u64,
+        messages: &[Message],
+        purpose: &str,
+    ) -> crate::Result<crate::ChatAnswer> {
         let request = ChatRequest {
             messages: messages.to_vec(),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             purpose: purpose.to_owned(),
+            // The templates have no blank line: one ends the answer (a small model that
+            // goes on writing after it costs seconds per line).
+            stop: vec!["\n\n".to_owned()],
         };
         match self.client.chat(&request) {
             Ok(a) => {
                 self.endpoint_failures = 0;
-                Ok(a.text)
+                Ok(a)
             }
+            // A refusal of pictures is an answer, not a failure of the endpoint.
+            Err(e @ crate::Error::ImagesUnsupported { .. }) => Err(e),
             Err(e) => {
                 self.endpoint_failures += 1;
-                Err(e.to_string())
+                if self.endpoint_failures >= self.config.give_up_after
+                    && self.endpoint_dead.is_none()
+                {
+                    self.endpoint_dead = Some((step, e.to_string()));
+                }
+                Err(e)
             }
         }
     }

@@ -13,6 +13,8 @@ mod detector;
 mod error;
 mod explorer;
 mod history;
+#[cfg(feature = "local")]
+mod local;
 mod louvain;
 pub mod prompt;
 mod retrieve;
@@ -27,16 +29,18 @@ pub use answer::{
     parse_input_answer,
 };
 pub use client::{
-    Accounting, ApiKey, ChatAnswer, ChatRequest, LlmClient, Message, OpenAiClient, OpenAiConfig,
-    Part, Role, Usage,
+    Accounting, ApiKey, CallRecord, ChatAnswer, ChatRequest, LlmClient, Message, OpenAiClient,
+    OpenAiConfig, Part, Role, Usage, refuses_images, without_images,
 };
 pub use detector::{
     Detection, DetectorConfig, Segment, detect_bugs, history_graph, segment_history,
 };
 pub use error::{Error, Result};
 pub use explorer::{
-    Decision, ExplorerConfig, ExplorerFailure, FunctionAwareExplorer, SuspectedBug,
+    Decision, ExplorerConfig, ExplorerFailure, FallbackCause, FunctionAwareExplorer, SuspectedBug,
 };
 pub use history::{HistoryEntry, StepImage, TestingHistory};
+#[cfg(feature = "local")]
+pub use local::{Generation, GgufTokenizer, LocalConfig, LocalModel, OpenAiServer, serve_openai};
 pub use louvain::{LouvainConfig, Partition, WeightedGraph, louvain, modularity};
 pub use retrieve::{BugExample, BugScope, DEFAULT_TOP_K, ExampleSet, TextEmbedder, cosine, tokens};

@@ -117,11 +117,16 @@ pub struct ExplorerView<'a> {
     pub recent: usize,
     /// The annotated current screenshot, PNG.
     pub screenshot_png: &'a [u8],
+    /// Whether to send pictures; without them the prompt is the text view alone.
+    pub images: bool,
 }
 
 /// The explorer prompt (Fig. 6): GUI text info, legend, explored functions, the recent
 /// screenshots, the current screenshot, and the action / function / bug query.
 pub fn explorer_prompt(v: &ExplorerView<'_>) -> Vec<Message> {
+    if !v.images {
+        return text_view_prompt(v);
+    }
     let mut parts = Vec::new();
     let mut text = format!(
         "## App\nName: {}\nScreens seen so far: {}\n\n## GUI text of the current screen ({})\n{}",
@@ -140,13 +145,29 @@ pub fn explorer_prompt(v: &ExplorerView<'_>) -> Vec<Message> {
             text += &format!("- {t}\n");
         }
     }
+    let legend = if v.images {
+        legend()
+    } else {
+        // Text only: no pictures to explain, and each token costs a small model time.
+        "The numbers above are the widget ids.".to_owned()
+    };
     text += &format!(
-        "\n{}\n\n## Explored functions\n{}\n",
-        legend(),
+        "\n{legend}\n\n## Explored functions\n{}\n",
         v.history.text_view()
     );
     let recent = v.history.recent(v.recent);
-    if !recent.is_empty() {
+    if !v.images && !recent.is_empty() {
+        text += "\n## Recent steps\n";
+        for e in recent {
+            text += &format!(
+                "Step {} ({}) on {}: {}\n",
+                e.step,
+                e.caption(),
+                e.screen,
+                e.action
+            );
+        }
+    } else if !recent.is_empty() {
         text +=
             "\n## Recently tested screens\nThe acted widget is outlined on each; oldest first.\n";
         parts.push(Part::Text(std::mem::take(&mut text)));
@@ -165,11 +186,15 @@ pub fn explorer_prompt(v: &ExplorerView<'_>) -> Vec<Message> {
             }
         }
     }
-    text += "\n## Current screenshot\n";
-    parts.push(Part::Text(std::mem::take(&mut text)));
-    parts.push(Part::Image {
-        png: v.screenshot_png.to_vec(),
-    });
+    if v.images {
+        text += "\n## Current screenshot\n";
+        parts.push(Part::Text(std::mem::take(&mut text)));
+        parts.push(Part::Image {
+            png: v.screenshot_png.to_vec(),
+        });
+    } else {
+        parts.push(Part::Text(std::mem::take(&mut text)));
+    }
     parts.push(Part::Text(format!(
         "{ACTION_QUERY}\nPick the operation that tests a function of this app most usefully: \
 prefer functions visited less often above, finish a function you have started (after filling \
@@ -189,6 +214,70 @@ Bug: <none, or what is wrong on the current screen>",
     )));
     vec![Message::system(SYSTEM), Message::user(parts)]
 }
+
+/// At most `limit` characters of `text`, with `...` when cut.
+fn clip(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        text.chars().take(limit).collect::<String>() + "..."
+    }
+}
+
+/// The explorer prompt for a model without pictures: the text view of Section III-A (the
+/// GUI text with numbered widgets), the explored functions and the last steps in words,
+/// and the same template. Shorter than the picture prompt on purpose: a small local model
+/// reads about a hundred tokens a second on a CPU, so each line costs time.
+pub fn text_view_prompt(v: &ExplorerView<'_>) -> Vec<Message> {
+    const WIDGETS: usize = 40;
+    const TEXTS: usize = 15;
+    let mut text = format!("## App\n{} - screen {}\n\n## Widgets\n", v.app, v.ui.screen);
+    for w in v.widgets.iter().take(WIDGETS) {
+        let e = &v.ui.elements[w.element];
+        let verbs: Vec<&str> = w.types.iter().map(|t| t.verb()).collect();
+        let name = [&e.text, &e.hint, &e.id]
+            .into_iter()
+            .find(|t| !t.is_empty())
+            .map_or(String::new(), |t| format!(" \"{}\"", clip(t, 40)));
+        text += &format!("{}. {}{name} ({})\n", w.id, e.class, verbs.join(", "));
+    }
+    if v.widgets.is_empty() {
+        text += "(none)\n";
+    }
+    if !v.screen_texts.is_empty() {
+        text += "\n## Text on the screen\n";
+        for t in v.screen_texts.iter().take(TEXTS) {
+            text += &format!("- {}\n", clip(t, 80));
+        }
+    }
+    text += &format!("\n## Explored functions\n{}\n", v.history.text_view());
+    let recent = v.history.recent(v.recent.min(2));
+    if !recent.is_empty() {
+        text += "\n## Last steps\n";
+        for e in recent {
+            text += &format!("{} ({}): {}\n", e.step, e.caption(), clip(&e.action, 80));
+        }
+    }
+    text += &format!(
+        "\n{ACTION_QUERY}\nChoose the next operation to test a function of the app, prefer \
+functions tested less, and say if anything on the screen is wrong. Answer in exactly these \
+7 lines:\n\
+Action: <{}>\n\
+Widget id: <number from the widget list, or none>\n\
+Widget text: <its text>\n\
+Input: <text to type, or none>\n\
+Function: <short name of the function under test>\n\
+Status: <ongoing | completed>\n\
+Bug: <none, or what is wrong>",
+        Operation::NAMES.join(" | ")
+    );
+    vec![Message::system(SYSTEM_TEXT), Message::user_text(text)]
+}
+
+/// The system message of the text view: no screenshots to speak of.
+const SYSTEM_TEXT: &str = "You test an application like a careful human tester: you read its \
+screen as a numbered list of widgets, operate them to exercise one function after another, and \
+notice when the app does not do what it promises. Reply only with the template asked for.";
 
 /// The text input query: what to type into one widget.
 pub fn input_prompt(e: &UiElement, id: u32, function: &str) -> Message {

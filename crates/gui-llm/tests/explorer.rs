@@ -286,6 +286,7 @@ impl LlmClient for SameAnswer {
         Ok(ChatAnswer {
             text: self.answer.clone(),
             usage: Usage::default(),
+            finish_reason: None,
         })
     }
     fn accounting(&self) -> &Accounting {
@@ -366,4 +367,87 @@ fn a_long_run_keeps_only_the_recent_pictures_in_memory_and_the_detector_sees_all
     assert!(checked.contains(&1), "{:?}", detection.segments);
     assert!(checked.len() > config.pictures_in_memory, "{checked:?}");
     assert_eq!(model.images, checked.len());
+}
+
+#[test]
+fn a_refused_picture_switches_to_the_text_view_and_asks_again() {
+    // Like a text-only llama.cpp server: an image part gets HTTP 400.
+    let server = ScriptedServer::start(Box::new(|req| {
+        if req.images > 0 {
+            gui_llm::scripted::Reply::Status(
+                400,
+                r#"{"error":{"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"}}"#.into(),
+            )
+        } else {
+            gui_llm::scripted::Reply::Answer(
+                "Action: click\nWidget id: 1\nWidget text: - Less\nFunction: Change quantity\nStatus: ongoing\nBug: none".into(),
+            )
+        }
+    }))
+    .unwrap();
+    let mut ex = explorer(&server, 2);
+    let d = ex.decide(1, &screen(), &cart());
+    assert!(d.fallback.is_none(), "{d:?}");
+    assert_eq!(d.answers, 1, "the refusal costs no feedback round");
+    assert!(!ex.takes_images());
+    assert!(ex.image_refusal().unwrap().contains("not supported"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].images, 0);
+    // The text view: numbered widgets, no screenshot section.
+    assert!(requests[1].last_user_text.contains("1. button \"- Less\""));
+    assert!(!requests[1].last_user_text.contains("Current screenshot"));
+    // Later steps do not offer pictures again.
+    ex.decide(2, &screen(), &cart());
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(server.requests()[2].images, 0);
+}
+
+#[test]
+fn an_unknown_id_is_quoted_back_and_an_incomplete_answer_ends_in_a_fallback() {
+    let server = ScriptedServer::start(Box::new(|req| {
+        let n = req
+            .texts
+            .iter()
+            .filter(|t| t.contains("## Feedback"))
+            .count();
+        gui_llm::scripted::Reply::Answer(if n == 0 {
+            "Action: click\nWidget id: 17\nWidget text: Pay".into()
+        } else {
+            "Sure! Let me think about which".into()
+        })
+    }))
+    .unwrap();
+    let mut ex = explorer(&server, 1);
+    let d = ex.decide(1, &screen(), &cart());
+    assert!(d.fallback.is_some());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[1].last_user_text.contains("there is no widget 17"),
+        "{}",
+        requests[1].last_user_text
+    );
+    assert_eq!(ex.failures().len(), 1);
+    assert_eq!(ex.failures()[0].cause, gui_llm::FallbackCause::Unparseable);
+    // The log has both calls, with their tokens and time.
+    assert_eq!(ex.accounting().log.len(), 2);
+    assert!(ex.accounting().log.iter().all(|c| c.error.is_none()));
+}
+
+#[test]
+fn without_pictures_from_the_start_no_image_is_sent() {
+    let server = ScriptedServer::recorded(vec!["Action: back".into()]).unwrap();
+    let client = OpenAiClient::new(OpenAiConfig::new(server.endpoint())).unwrap();
+    let mut ex = FunctionAwareExplorer::new(
+        Box::new(client),
+        ExplorerConfig {
+            images: false,
+            ..ExplorerConfig::default()
+        },
+    );
+    let d = ex.decide(1, &screen(), &cart());
+    assert_eq!(d.operation, Operation::Back);
+    assert_eq!(server.requests()[0].images, 0);
+    assert_eq!(ex.accounting().images, 0);
 }
