@@ -413,6 +413,7 @@ impl Suite {
     /// `BASE` and every `BASE#…`, on each split.
     fn ablations(settings: &SuiteSettings, apps: &[AppResult]) -> Vec<AblationResult> {
         let names = &settings.strategies;
+        let splits: BTreeSet<&str> = apps.iter().map(|a| a.split.as_str()).collect();
         let mut out = Vec::new();
         for strategy in names {
             let (config, label) = match strategy.split_once('#') {
@@ -440,7 +441,6 @@ impl Suite {
             // Which side has the plug-ins SPEC names.
             let off = !spec.is_empty() && spec.split(':').all(|p| p.starts_with('-'));
             let on = !spec.is_empty() && spec.split(':').all(|p| !p.starts_with('-'));
-            let splits: BTreeSet<&str> = apps.iter().map(|a| a.split.as_str()).collect();
             for b in bases {
                 for split in &splits {
                     let pairs: Vec<(&str, f64, f64)> = apps
