@@ -6,7 +6,7 @@
 //! cargo xtask suite [--strategies monkey,widget-random,pirltest-paper,pirltest]
 //!                   [--steps 200] [--seeds 1,2] [--apps a,b | --split tune|test]
 //!                   [--jobs 2] [--throttle POLICY] [--out DIR] [--results DIR]
-//!                   [--rebuild yes] [--run no]
+//!                   [--rebuild yes] [--run no] [--keep-runs no]
 //! ```
 //!
 //! Strategies:
@@ -38,7 +38,9 @@
 //! with a result (or a run folder with `summary.json`) is never run again, so a killed
 //! suite continues where it stopped; a run that was cut short starts over. `report DIR`
 //! renders the suite as one page; `--run no` only rewrites `suite.md` and `suite.json` from
-//! the results on record (to summarise another list of strategies, say).
+//! the results on record (to summarise another list of strategies, say). `--keep-runs no`
+//! removes each run folder once its result is saved: a run's screenshots take about
+//! 100 MB, so a few hundred runs fill a disk, while the tables need only the results.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -55,7 +57,7 @@ use crate::corpus::{self, App, Split};
 const USAGE: &str = "usage: cargo xtask suite [--strategies a,b] [--steps N] [--seeds 1,2] \
                      [--apps a,b | --split tune|test] [--jobs N] [--throttle POLICY] \
                      [--minutes M] [--out DIR] [--results DIR] [--rebuild yes] \
-                     [--run no]";
+                     [--run no] [--keep-runs no]";
 
 /// The strategies a suite runs by default: the two baselines, the paper's agent and the
 /// default one.
@@ -77,6 +79,8 @@ struct Options {
     run: bool,
     /// Wall-clock budget of each run of a time-bounded strategy.
     minutes: f64,
+    /// `--keep-runs no`: remove each run folder once its result is saved.
+    keep_runs: bool,
 }
 
 fn list(v: &str) -> Vec<String> {
@@ -108,6 +112,7 @@ fn parse(rest: &[String]) -> Result<Options> {
         rebuild: false,
         run: true,
         minutes: 2.0,
+        keep_runs: true,
     };
     for (flag, value) in crate::flag_values(rest, USAGE)? {
         match flag {
@@ -151,6 +156,7 @@ fn parse(rest: &[String]) -> Result<Options> {
             }
             "--rebuild" => o.rebuild = yes_no("--rebuild", value)?,
             "--run" => o.run = yes_no("--run", value)?,
+            "--keep-runs" => o.keep_runs = yes_no("--keep-runs", value)?,
             other => bail!("unknown option {other}\n{USAGE}"),
         }
     }
@@ -430,6 +436,9 @@ pub fn run(rest: &[String]) -> Result<()> {
             eta / 60.0
         );
         write_summary(&out, &settings, &all_jobs)?;
+        if !o.keep_runs && done.job.result.is_file() {
+            drop_run_folder(&done.job.dir)?;
+        }
     }
     for w in workers {
         let _ = w.join();
@@ -449,6 +458,12 @@ pub fn run(rest: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Removes a finished run's folder (`--keep-runs no`): its result is saved, and the
+/// screenshots of a few hundred runs would fill the disk.
+fn drop_run_folder(dir: &Path) -> Result<()> {
+    std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
 }
 
 /// Builds the release binaries the suite needs and copies them into `out/bin` the first
@@ -592,6 +607,10 @@ mod tests {
         );
         assert_eq!((o.apps, o.split, o.throttle), (None, None, None));
         assert_eq!((o.out, o.results, o.rebuild), (None, None, false));
+        assert!(o.run && o.keep_runs);
+        let o = parse(&args(&["--keep-runs", "no"])).unwrap();
+        assert!(!o.keep_runs);
+        assert!(parse(&args(&["--keep-runs", "maybe"])).is_err());
     }
 
     #[test]
