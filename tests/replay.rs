@@ -155,7 +155,7 @@ fn minimisation_shrinks_a_padded_40_step_sequence_to_the_3_steps_of_bug_a() {
     ]);
     eprintln!("{stdout}");
     assert!(stdout.contains("minimised 40 steps to 3 in "), "{stdout}");
-    let found: Vec<gui_report::Minimised> =
+    let found: Vec<gui_explore::Minimised> =
         serde_json::from_slice(&std::fs::read(out_dir.join("minimised.json")).unwrap()).unwrap();
     assert_eq!(found.len(), 1);
     // Select all, Archive and Undo were steps 13, 26 and 40 of the padded run.

@@ -7,8 +7,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use gui_core::Action;
-use gui_explore::{ExploreConfig, Scripted, explore};
-use gui_report::{DdminError, Minimised, RunFolder, ddmin, reproduces, reproductions};
+use gui_explore::{
+    DdminError, ExploreConfig, Minimised, Scripted, ddmin, explore, reproduces, reproductions,
+};
+use gui_report::RunFolder;
 use gui_testing::cli::{self, CommonArgs, RunArgs, TargetArgs, announce_run, summary_line};
 
 /// Replay a run folder's steps (all, up to a step, or chosen ones), check its bugs

@@ -9,6 +9,10 @@
 //! finished step; the strategy learns from the transition. A device that dies is restarted
 //! and the run goes on.
 //!
+//! A recorded run can be played again: [`Scripted`] replays its actions through the same
+//! loop, [`reproductions`] tells which of its bugs came back, and [`ddmin`] with
+//! [`reproduces`] shrinks the steps behind a bug to those it needs ([`Minimised`]).
+//!
 //! ```
 //! use gui_driver::{SimApp, Simulator};
 //! use gui_explore::{ExploreConfig, FixedThrottle, Monkey, MonkeyConfig, RunRecorder, explore};
@@ -25,8 +29,10 @@
 
 mod error;
 mod explore;
+mod minimise;
 mod monkey;
 mod record;
+mod replay;
 mod throttle;
 
 pub use error::{Error, Result};
@@ -34,11 +40,13 @@ pub use explore::{
     ExploreConfig, Insight, Observation, StopReason, Strategy, Summary, Worker, WorkerParts,
     explore, explore_parallel,
 };
+pub use minimise::{DdminError, Minimised, Reduction, ddmin, reproduces};
 pub use monkey::{EventCategory, EventWeights, Monkey, MonkeyConfig};
 pub use record::{
     EventRecord, Prior, ReopenedRun, RunRecorder, SignalRecord, StepRecord, StepTimings,
     read_steps, write_atomic,
 };
+pub use replay::{Reproduction, portable_key, reproductions, shell_quote};
 pub use throttle::{
     Adaptive, Clock, ConsecutiveFrames, DEFAULT_CAP, FakeClock, FixedThrottle, FrameMatch,
     JudgeError, ParseThrottleError, PollConfig, RenderJudge, SystemClock, Throttle,

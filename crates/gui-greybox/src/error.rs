@@ -11,8 +11,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[cfg(feature = "live")]
     #[error(transparent)]
     Device(#[from] gui_driver::Error),
+    #[cfg(feature = "live")]
     #[error(transparent)]
     Run(#[from] gui_explore::Error),
     #[error("{path}: not a grey-box model: {message}")]

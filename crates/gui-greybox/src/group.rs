@@ -12,7 +12,7 @@
 //!   alone.
 //!
 //! The ripper fires one representative of each group first and fires the others only while
-//! its budget lasts ([`RipConfig::group_equivalent`](crate::RipConfig::group_equivalent));
+//! its budget lasts (`RipConfig::group_equivalent`, with `live`);
 //! the others it did not fire are reported as equivalent to their representative, and
 //! their successors in the EFG are taken to be the representative's. The paper's ripper
 //! fires every widget; same handler does not mean same effect (the demo's navigation

@@ -7,6 +7,11 @@
 //! question for one function, following its calls recursively as Section 4.3 does with
 //! `INVOKE*` instructions.
 //!
+//! The same walk lists the statements of every function and of every script's top level
+//! ([`JsFunction::statements`], [`JsAnalysis::top_levels`]), with their call sites and
+//! what they do to the screen ([`WebEffect`]), for models made of statements (Monkey++):
+//! each script is parsed once for every use.
+//!
 //! # What counts as a field
 //!
 //! JavaScript has no declared fields, so the unit of sharing is the *access path*: a chain
@@ -90,8 +95,12 @@
 //! and an element id passed as a parameter (`setText(id, text)`) makes no DOM root.
 
 mod collect;
+mod effects;
+mod statements;
 
 pub use collect::LineIndex;
+pub use effects::WebEffect;
+pub use statements::{CallSite, JsStatement, TopLevel};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
@@ -196,6 +205,10 @@ pub struct JsFunction {
     /// run executed follows from V8's block coverage of that run.
     #[serde(skip)]
     pub accesses: Vec<Access>,
+    /// The statements of the function's body, flattened in source order (see
+    /// [`JsStatement`]); an arrow with an expression body has that one.
+    #[serde(skip)]
+    pub statements: Vec<JsStatement>,
 }
 
 /// One read or write of an access path in a function's own body.
@@ -233,6 +246,7 @@ pub struct JsAnalysis {
     errors: Vec<ScriptError>,
     functions: Vec<JsFunction>,
     handlers: Vec<JsHandler>,
+    top_levels: Vec<TopLevel>,
     /// Start and end of each function as (line, UTF-16 column), end exclusive.
     extents: Vec<((u32, u32), (u32, u32))>,
     /// Strongly connected component of each function in the call graph.
@@ -270,6 +284,11 @@ impl JsAnalysis {
 
     pub fn handlers(&self) -> &[JsHandler] {
         &self.handlers
+    }
+
+    /// The top-level statements of each script that parsed, in script order.
+    pub fn top_levels(&self) -> &[TopLevel] {
+        &self.top_levels
     }
 
     /// The innermost function of `script` whose extent contains the 0-based `line` and
@@ -399,11 +418,23 @@ fn analyse_on_this_thread(scripts: &[Script], config: &JsConfig) -> JsAnalysis {
 /// application variables, and condenses the call graph.
 fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) -> JsAnalysis {
     let collect::Output {
-        functions: raw,
+        functions: mut raw,
         handlers: raw_handlers,
         top_level_names,
         mut variables,
+        tops,
     } = out;
+    let mut statements: Vec<Vec<JsStatement>> = raw
+        .iter_mut()
+        .map(|function| std::mem::take(&mut function.statements))
+        .collect();
+    let top_levels = tops
+        .into_iter()
+        .map(|(script, statements)| TopLevel {
+            script: scripts[script].name.clone(),
+            statements,
+        })
+        .collect();
 
     let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_method: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -485,6 +516,7 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
             own,
             calls,
             accesses,
+            statements: std::mem::take(&mut statements[index]),
         });
         extents.push((function.start, function.end));
     }
@@ -550,6 +582,7 @@ fn finish(scripts: &[Script], out: collect::Output, errors: Vec<ScriptError>) ->
         errors,
         functions,
         handlers,
+        top_levels,
         extents,
         scc_of,
         scc_members,

@@ -63,7 +63,7 @@ pub struct Efg {
     /// What the ripper saw an event run beyond its handlers' own code, by event index: on
     /// the web, what the app executed when a click moved the page to another URL of the
     /// same document, the router included (see
-    /// [`GreyboxApp::observed_effects`](crate::GreyboxApp::observed_effects)).
+    /// `GreyboxApp::observed_effects`, with `live`).
     /// [`Efg::read_writes`] adds them to the handlers' reads and writes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub effects: BTreeMap<usize, ReadWrite>,

@@ -16,10 +16,12 @@ pub enum Error {
     /// A file that does not hold what it should (a model, a dump), with the reason.
     #[error("{path}: {message}")]
     BadFile { path: PathBuf, message: String },
+    #[cfg(feature = "live")]
     #[error(transparent)]
     Device(#[from] gui_driver::Error),
     #[error(transparent)]
     Greybox(#[from] gui_greybox::Error),
+    #[cfg(feature = "live")]
     #[error(transparent)]
     Run(#[from] gui_explore::Error),
 }

@@ -4,6 +4,11 @@
 //! that touches every reachable control, interface coverage, and Android Monkey's event
 //! log mapped onto G.
 //!
+//! The `live` feature (on by default) adds the `web` module: building a web app's model
+//! from its page in Chromium and playing plans on it. Without it nothing here drives a
+//! device; the code part of a web model ([`web_code`]) comes from gui-greybox's
+//! JavaScript analysis.
+//!
 //! ```
 //! use gui_model_search::{AppModel, SearchConfig, search};
 //!
@@ -30,11 +35,13 @@ mod model;
 mod monkey_log;
 mod search;
 mod uiautomator;
+#[cfg(feature = "live")]
 pub mod web;
 mod web_code;
 
 pub use android_map::{DumpSet, MapConfig, MappedRun, map_monkey_log};
 pub use error::{Error, Result};
+pub use gui_greybox::js::WebEffect;
 pub use lifecycle::{LifeState, Reuse, ScreenStack, Transition};
 pub use model::{
     AppModel, Compiled, Counts, Edge, EdgeKind, Effect, Hook, Locator, MethodRole, Screen,
@@ -49,4 +56,4 @@ pub use search::{
     search_from,
 };
 pub use uiautomator::{UiDump, UiNode};
-pub use web_code::{WebCode, WebEffect, web_code};
+pub use web_code::{WebCode, web_code};

@@ -1158,7 +1158,7 @@ pub fn build_web_model_watched(
     let start_url = app.chromium().start_url().to_owned();
     // The launch screen's name is only known once the page shows it; the code part names
     // it with a placeholder that is renamed below.
-    let code = web_code(app.scripts(), &analysis, LAUNCH);
+    let code = web_code(&analysis, LAUNCH);
     let static_ms = t.elapsed().as_secs_f64() * 1e3;
     let parts = ModelParts {
         code: &code,

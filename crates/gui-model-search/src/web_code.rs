@@ -2,20 +2,17 @@
 //! with execution-order and call edges, method roles taken from the event registrations,
 //! and what statements do to the screen (navigations, dialogs opened and closed).
 //!
-//! The grey-box analysis ([`JsAnalysis`]) already knows the functions, their callees and
-//! the handlers; this module re-parses each script only to list the statements of every
-//! function, and matches functions to the analysis by the 0-based line and UTF-16 column
-//! of their start, the same key [`JsAnalysis::function_at`] uses.
+//! Everything here comes from the grey-box analysis ([`JsAnalysis`]): its one walk of
+//! each script gives the functions, their callees and the handlers, and also the
+//! statements of every function and script top level with their call sites and
+//! [`WebEffect`]s ([`JsStatement`]). This module turns them into vertices and edges.
 //!
 //! # Statements
 //!
-//! Each function body (and each script's top level) is flattened in source order. A
-//! compound statement (`if`, loops, `switch`, `try`, a block, a label, `with`) is one vertex
-//! for its header, followed by the statements of all its branches; the header vertex only
-//! carries what its own expressions do (the test of an `if`, the parts of a `for` head),
-//! so a call inside a branch belongs to the branch's statement alone. Function
-//! declarations and imports run nothing where they stand and are left out. The bodies of
-//! nested functions, arrows and classes belong to their own methods.
+//! A statement vertex is one [`JsStatement`]: each function body (and each script's top
+//! level) flattened in source order, a compound statement's header apart from its
+//! branches. A statement's call sites are resolved to the analysis's functions: inside a
+//! function, to those of its callees the site names; at a script's top level, by name.
 //!
 //! Next edges follow plain source order (method to first statement, statement `k` to
 //! `k + 1`), without modelling branches or early returns: the search only needs to know
@@ -24,38 +21,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gui_greybox::js::{JsAnalysis, JsConfig, JsHandler, LineIndex, Script};
-use oxc_allocator::Allocator;
-use oxc_ast::ast::*;
-use oxc_ast_visit::{Visit, walk};
-use oxc_parser::Parser;
-use oxc_span::{GetSpan, SourceType, Span};
+use gui_greybox::js::{CallSite, JsAnalysis, JsHandler, JsStatement, WebEffect};
 
 use crate::model::{Edge, EdgeKind, Hook, MethodRole, Vertex, VertexKind};
-
-/// What a statement does to the screen on the web (turned into model Effects by the
-/// caller, who knows the screens).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub enum WebEffect {
-    /// `location.hash`/`href` assignment (also `window.location = ..`,
-    /// `document.location`), `location.assign/replace(..)`,
-    /// `history.pushState/replaceState(_, _, url)`, `window.open(url)`: the literal target
-    /// when the argument or right side is a string literal (or a template or concatenation
-    /// whose parts are all literals), else `None`. A literal assigned to `location.hash`
-    /// gets its leading `#` if it lacks one, since that is where the browser goes.
-    Navigate(Option<String>),
-    /// `history.back()`, `history.go(-n)` with a negative literal.
-    Back,
-    /// An element made visible: `.hidden = false`, `.showModal()`, `.show()`,
-    /// `.setAttribute('open', ..)`, `.removeAttribute('hidden')`, `.open = true`,
-    /// `.style.display = <a literal other than 'none'>`. Carries the element's id when it
-    /// was looked up by a literal (`getElementById('x')`, `byId('x')`, any one-argument
-    /// call with a literal id, `querySelector('#x')`, `$('#x')`).
-    OpenDialog(Option<String>),
-    /// The reverse: `.hidden = true`, `.close()`, `.hide()`, `.removeAttribute('open')`,
-    /// `.setAttribute('hidden', ..)`, `.open = false`, `.style.display = 'none'`.
-    CloseDialog(Option<String>),
-}
 
 /// The method and statement vertices of a web app's scripts.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,47 +40,15 @@ pub struct WebCode {
     pub effects: Vec<(String, WebEffect)>,
 }
 
-/// Builds the method and statement vertices of `scripts`, which `analysis` was computed
-/// from. `launch` is the name of the model's launch screen (page-load code belongs to
-/// it). Scripts that do not parse contribute no statements and no top-level method.
+/// Builds the method and statement vertices of the scripts `analysis` was computed from.
+/// `launch` is the name of the model's launch screen (page-load code belongs to it).
+/// Scripts that do not parse contribute no statements and no top-level method.
 ///
 /// Method ids are `m:{file}:{line}:{column}` (1-based, the file being the last path
 /// segment of the script's name) and `m:{file}:top`; should two scripts share a file name
 /// and a position, the later id gets a `~2`, `~3`, .. suffix so ids stay unique.
 /// Statement ids are `s:{method id without "m:"}:{k}`.
-pub fn web_code(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
-    // The walk recurses along the syntax tree like the analysis does, so it gets the same
-    // large (reserved, not committed) stack for deeply nested generated code.
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("web-code".into())
-            .stack_size(64 << 20)
-            .spawn_scoped(scope, || build(scripts, analysis, launch))
-            .ok()
-            .and_then(|handle| handle.join().ok())
-    })
-    .unwrap_or_else(|| build(scripts, analysis, launch))
-}
-
-/// One statement before it becomes a vertex.
-#[derive(Debug, Default)]
-struct RawStatement {
-    text: String,
-    /// Callee function indices, in first-seen order, without repeats.
-    callees: Vec<usize>,
-    effect: Option<WebEffect>,
-}
-
-/// What the walk of all scripts produced.
-#[derive(Default)]
-struct Bodies {
-    /// Statements of each analysis function, when its script parsed.
-    functions: HashMap<usize, Vec<RawStatement>>,
-    /// Per parsed script, in script order: its file name and top-level statements.
-    tops: Vec<(String, Vec<RawStatement>)>,
-}
-
-fn build(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
+pub fn web_code(analysis: &JsAnalysis, launch: &str) -> WebCode {
     let functions = analysis.functions();
     let mut used = HashSet::new();
     let method_of_function: Vec<String> = functions
@@ -127,23 +63,9 @@ fn build(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
     let roles = roles(analysis, launch);
     let names = Names::new(analysis);
 
-    let mut bodies = Bodies::default();
-    for script in scripts {
-        // A panic inside the parser or the walk costs this script's statements, not the
-        // whole model; the analysis treats its scripts the same way.
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            walk_script(script, analysis, &names)
-        }));
-        if let Ok(Some((top, found))) = walked {
-            bodies.tops.push((file_name(&script.name).to_string(), top));
-            for (index, statements) in found {
-                bodies.functions.entry(index).or_insert(statements);
-            }
-        }
-    }
-
     let mut out = Assembly::default();
-    for (file, statements) in bodies.tops {
+    for top in analysis.top_levels() {
+        let file = file_name(&top.script);
         let id = unique(&mut used, format!("m:{file}:top"));
         out.method(
             &id,
@@ -151,6 +73,7 @@ fn build(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
             MethodRole::Lifecycle(Hook::Create),
             Some(launch.to_string()),
         );
+        let statements = names.statements(&top.statements, None, &top.script);
         out.statements(&id, statements, &method_of_function);
     }
     for (index, function) in functions.iter().enumerate() {
@@ -161,7 +84,7 @@ fn build(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
             .clone()
             .unwrap_or_else(|| "(anonymous)".into());
         out.method(id, name, role, screen);
-        let statements = bodies.functions.remove(&index).unwrap_or_default();
+        let statements = names.statements(&function.statements, Some(index), &function.script);
         out.statements(id, statements, &method_of_function);
     }
     WebCode {
@@ -172,7 +95,15 @@ fn build(scripts: &[Script], analysis: &JsAnalysis, launch: &str) -> WebCode {
     }
 }
 
-/// Collects vertices and edges, dropping repeated edges.
+/// One statement before it becomes a vertex.
+#[derive(Debug, Default)]
+struct RawStatement {
+    text: String,
+    /// Callee function indices, in first-seen order, without repeats.
+    callees: Vec<usize>,
+    effect: Option<WebEffect>,
+}
+
 #[derive(Default)]
 struct Assembly {
     vertices: Vec<Vertex>,
@@ -430,7 +361,7 @@ impl<'x> Names<'x> {
 
     /// The functions a named call site reaches, inside function `owner` or at the top
     /// level of `script` when `owner` is `None`.
-    fn resolve(&self, named: &Named, owner: Option<usize>, script: &str) -> Vec<usize> {
+    fn resolve(&self, site: &CallSite, owner: Option<usize>, script: &str) -> Vec<usize> {
         let functions = self.analysis.functions();
         if let Some(owner) = owner {
             let found: Vec<usize> = functions[owner]
@@ -438,17 +369,17 @@ impl<'x> Names<'x> {
                 .iter()
                 .copied()
                 .filter(|&g| {
-                    functions[g].name.as_deref().map(last_segment) == Some(named.last.as_str())
+                    functions[g].name.as_deref().map(last_segment) == Some(site.name.as_str())
                 })
                 .collect();
             // The analysis does not count a function passed by name as called, but a
             // non-registration call such as `setTimeout` does run it.
-            if found.is_empty() && named.argument {
-                return self.plain(&named.last, script);
+            if found.is_empty() && site.argument {
+                return self.plain(&site.name, script);
             }
             return found;
         }
-        match named.path.as_deref() {
+        match site.path.as_deref() {
             Some(path) if path.contains('.') => {
                 if self.by_name.contains_key(path) {
                     return self.plain(path, script);
@@ -458,755 +389,40 @@ impl<'x> Names<'x> {
                     return Vec::new();
                 }
                 self.by_last
-                    .get(named.last.as_str())
+                    .get(site.name.as_str())
                     .cloned()
                     .unwrap_or_default()
             }
-            _ => self.plain(&named.last, script),
-        }
-    }
-}
-
-// ----- the walk -----
-
-/// Statements found in one script: its top level, and the body of each analysis
-/// function in it.
-type ScriptBodies = (Vec<RawStatement>, Vec<(usize, Vec<RawStatement>)>);
-
-/// Parses one script and lists its statements, or `None` when it does not parse.
-fn walk_script(script: &Script, analysis: &JsAnalysis, names: &Names<'_>) -> Option<ScriptBodies> {
-    let allocator = Allocator::default();
-    let source = script.source.as_str();
-    let parsed = Parser::new(&allocator, source, SourceType::unambiguous()).parse();
-    if parsed.panicked || parsed.diagnostics.has_errors() {
-        return None;
-    }
-    let at = analysis
-        .functions()
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.script == script.name)
-        .map(|(index, f)| ((f.line, f.column), index))
-        .collect();
-    let mut walker = Walker {
-        script: &script.name,
-        source,
-        lines: LineIndex::new(source),
-        names,
-        at,
-        hints: HashMap::new(),
-        found: Vec::new(),
-        registrations: registration_names(),
-    };
-    let mut top = Vec::new();
-    walker.flatten(&parsed.program.body, None, &mut top);
-    walker.visit_program(&parsed.program);
-    Some((top, walker.found))
-}
-
-/// Method names whose function arguments are event handlers, not callees: the analysis's
-/// own list of registration helpers and jQuery shortcuts, plus the DOM's.
-fn registration_names() -> HashSet<String> {
-    let mut names: HashSet<String> = JsConfig::default().helper_names.into_iter().collect();
-    for name in [
-        "addEventListener",
-        "removeEventListener",
-        "off",
-        "unbind",
-        "undelegate",
-        "die",
-    ] {
-        names.insert(name.to_string());
-    }
-    names
-}
-
-/// Finds every function of a script (to list its body) and lists statements.
-struct Walker<'w, 'x> {
-    script: &'w str,
-    source: &'w str,
-    lines: LineIndex,
-    names: &'w Names<'x>,
-    /// (line, column) of each analysis function of this script -> its index.
-    at: HashMap<(u32, u32), usize>,
-    /// Function literal start -> where the analysis starts it instead (a method's key).
-    hints: HashMap<u32, u32>,
-    found: Vec<(usize, Vec<RawStatement>)>,
-    registrations: HashSet<String>,
-}
-
-impl<'a> Walker<'_, '_> {
-    /// The analysis function starting at `start`, or at its hint.
-    fn function_at(&self, start: u32) -> Option<usize> {
-        let key = self.lines.position(self.source, start);
-        self.at.get(&key).copied().or_else(|| {
-            let hint = self.hints.get(&start)?;
-            self.at
-                .get(&self.lines.position(self.source, *hint))
-                .copied()
-        })
-    }
-
-    fn function_body(&mut self, span: Span, hint: Option<u32>, body: Option<&FunctionBody<'a>>) {
-        if let Some(hint) = hint {
-            self.hints.insert(span.start, hint);
-        }
-        let Some(index) = self.function_at(span.start) else {
-            tracing::debug!(
-                script = self.script,
-                offset = span.start,
-                "function unknown to the analysis"
-            );
-            return;
-        };
-        let mut statements = Vec::new();
-        if let Some(body) = body {
-            self.flatten(&body.statements, Some(index), &mut statements);
-        }
-        self.found.push((index, statements));
-    }
-
-    fn arrow(&mut self, arrow: &ArrowFunctionExpression<'a>) {
-        let Some(index) = self.function_at(arrow.span.start) else {
-            return;
-        };
-        let mut statements = Vec::new();
-        match &arrow.body {
-            ArrowFunctionBody::FunctionBody(body) => {
-                self.flatten(&body.statements, Some(index), &mut statements);
-            }
-            body => {
-                if let Some(expression) = body.as_expression() {
-                    let mut scan = Scan::new(&self.registrations);
-                    scan.visit_expression(expression);
-                    statements.push(self.finish(expression.span(), scan, Some(index)));
-                }
-            }
-        }
-        self.found.push((index, statements));
-    }
-
-    /// The text of a statement: its first line, trimmed, at most 80 characters.
-    fn text(&self, span: Span) -> String {
-        let whole = &self.source[span.start as usize..span.end as usize];
-        let line = whole
-            .split(['\n', '\r', '\u{2028}', '\u{2029}'])
-            .next()
-            .unwrap_or("")
-            .trim();
-        if line.chars().count() <= 80 {
-            return line.to_string();
-        }
-        let mut cut: String = line.chars().take(79).collect();
-        cut.push('…');
-        cut
-    }
-
-    fn finish(&self, span: Span, scan: Scan<'_>, owner: Option<usize>) -> RawStatement {
-        let mut callees = Vec::new();
-        for named in &scan.named {
-            for callee in self.names.resolve(named, owner, self.script) {
-                if !callees.contains(&callee) {
-                    callees.push(callee);
-                }
-            }
-        }
-        for start in &scan.literals {
-            if let Some(callee) = self.function_at(*start)
-                && !callees.contains(&callee)
-            {
-                callees.push(callee);
-            }
-        }
-        RawStatement {
-            text: self.text(span),
-            callees,
-            effect: scan.effect.map(|(_, effect)| effect),
+            _ => self.plain(&site.name, script),
         }
     }
 
-    fn flatten(
+    /// The statements of function `owner` (or of the top level of `script`), each with
+    /// its call sites resolved, then the function literals it runs, without repeats.
+    fn statements(
         &self,
-        statements: &[Statement<'a>],
+        statements: &[JsStatement],
         owner: Option<usize>,
-        out: &mut Vec<RawStatement>,
-    ) {
-        for statement in statements {
-            self.statement(statement, owner, out);
-        }
-    }
-
-    /// A branch of a compound statement: a block's statements stand for themselves.
-    fn branch(&self, statement: &Statement<'a>, owner: Option<usize>, out: &mut Vec<RawStatement>) {
-        match statement {
-            Statement::BlockStatement(block) => self.flatten(&block.body, owner, out),
-            other => self.statement(other, owner, out),
-        }
-    }
-
-    fn statement(
-        &self,
-        statement: &Statement<'a>,
-        owner: Option<usize>,
-        out: &mut Vec<RawStatement>,
-    ) {
-        let mut scan = Scan::new(&self.registrations);
-        let span = statement.span();
-        match statement {
-            Statement::EmptyStatement(_)
-            | Statement::FunctionDeclaration(_)
-            | Statement::ImportDeclaration(_)
-            | Statement::ExportNamedDeclaration(_)
-            | Statement::ExportFromDeclaration(_)
-            | Statement::ExportAllDeclaration(_) => {}
-            Statement::ExportDeclaration(export)
-                if matches!(export.declaration, Declaration::FunctionDeclaration(_)) => {}
-            Statement::ExportDefaultDeclaration(export)
-                if matches!(
-                    export.declaration,
-                    ExportDefaultDeclarationKind::FunctionDeclaration(_)
-                ) => {}
-            Statement::BlockStatement(block) => {
-                out.push(self.finish(span, scan, owner));
-                self.flatten(&block.body, owner, out);
-            }
-            Statement::IfStatement(s) => {
-                scan.visit_expression(&s.test);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.consequent, owner, out);
-                if let Some(alternate) = &s.alternate {
-                    self.branch(alternate, owner, out);
-                }
-            }
-            Statement::ForStatement(s) => {
-                if let Some(init) = &s.init {
-                    scan.visit_for_statement_init(init);
-                }
-                if let Some(test) = &s.test {
-                    scan.visit_expression(test);
-                }
-                if let Some(update) = &s.update {
-                    scan.visit_expression(update);
-                }
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::ForInStatement(s) => {
-                scan.visit_for_statement_left(&s.left);
-                scan.visit_expression(&s.right);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::ForOfStatement(s) => {
-                scan.visit_for_statement_left(&s.left);
-                scan.visit_expression(&s.right);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::WhileStatement(s) => {
-                scan.visit_expression(&s.test);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::DoWhileStatement(s) => {
-                scan.visit_expression(&s.test);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::WithStatement(s) => {
-                scan.visit_expression(&s.object);
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::LabeledStatement(s) => {
-                out.push(self.finish(span, scan, owner));
-                self.branch(&s.body, owner, out);
-            }
-            Statement::SwitchStatement(s) => {
-                scan.visit_expression(&s.discriminant);
-                for case in &s.cases {
-                    if let Some(test) = &case.test {
-                        scan.visit_expression(test);
+        script: &str,
+    ) -> Vec<RawStatement> {
+        statements
+            .iter()
+            .map(|statement| {
+                let mut callees = Vec::new();
+                let sites = statement.calls.iter();
+                let called = sites.flat_map(|site| self.resolve(site, owner, script));
+                for callee in called.chain(statement.runs.iter().copied()) {
+                    if !callees.contains(&callee) {
+                        callees.push(callee);
                     }
                 }
-                out.push(self.finish(span, scan, owner));
-                for case in &s.cases {
-                    self.flatten(&case.consequent, owner, out);
+                RawStatement {
+                    text: statement.text.clone(),
+                    callees,
+                    effect: statement.effect.clone(),
                 }
-            }
-            Statement::TryStatement(s) => {
-                out.push(self.finish(span, scan, owner));
-                self.flatten(&s.block.body, owner, out);
-                if let Some(handler) = &s.handler {
-                    self.flatten(&handler.body.body, owner, out);
-                }
-                if let Some(finalizer) = &s.finalizer {
-                    self.flatten(&finalizer.body, owner, out);
-                }
-            }
-            other => {
-                scan.visit_statement(other);
-                out.push(self.finish(span, scan, owner));
-            }
-        }
-    }
-}
-
-/// The walk that finds functions: every function literal, declaration and method of the
-/// script, nested ones included.
-impl<'a> Visit<'a> for Walker<'_, '_> {
-    fn visit_expression(&mut self, expression: &Expression<'a>) {
-        match expression {
-            Expression::FunctionExpression(function) => {
-                self.function_body(function.span, None, function.body.as_deref());
-            }
-            Expression::ArrowFunctionExpression(arrow) => self.arrow(arrow),
-            _ => {}
-        }
-        walk::walk_expression(self, expression);
-    }
-
-    fn visit_declaration(&mut self, declaration: &Declaration<'a>) {
-        if let Declaration::FunctionDeclaration(function) = declaration {
-            self.function_body(function.span, None, function.body.as_deref());
-        }
-        walk::walk_declaration(self, declaration);
-    }
-
-    fn visit_export_default_declaration_kind(&mut self, kind: &ExportDefaultDeclarationKind<'a>) {
-        if let ExportDefaultDeclarationKind::FunctionDeclaration(function) = kind {
-            self.function_body(function.span, None, function.body.as_deref());
-        }
-        walk::walk_export_default_declaration_kind(self, kind);
-    }
-
-    fn visit_method_definition(&mut self, method: &MethodDefinition<'a>) {
-        // The analysis starts a method at its key, not at its parameter list.
-        let function = &method.value;
-        self.function_body(
-            function.span,
-            Some(method.span.start),
-            function.body.as_deref(),
-        );
-        walk::walk_method_definition(self, method);
-    }
-
-    fn visit_object_property(&mut self, property: &ObjectProperty<'a>) {
-        if property.method {
-            self.hints
-                .insert(property.value.span().start, property.span.start);
-        }
-        walk::walk_object_property(self, property);
-    }
-
-    fn visit_property_definition(&mut self, property: &PropertyDefinition<'a>) {
-        if let Some(value) = &property.value {
-            self.hints.insert(
-                value.without_parentheses().span().start,
-                property.span.start,
-            );
-        }
-        walk::walk_property_definition(self, property);
-    }
-}
-
-// ----- one statement -----
-
-/// A call site or function name to resolve.
-#[derive(Debug)]
-struct Named {
-    /// The callee's last name segment.
-    last: String,
-    /// The callee's whole static path (`obj.m`, with `prototype` dropped), when it has one.
-    path: Option<String>,
-    /// A function name passed as an argument rather than called.
-    argument: bool,
-}
-
-/// What one statement's own code (not nested functions) calls and does to the screen.
-struct Scan<'r> {
-    registrations: &'r HashSet<String>,
-    named: Vec<Named>,
-    /// Starts of function literals the statement runs: called on the spot, or passed to a
-    /// call that is not an event registration.
-    literals: Vec<u32>,
-    /// The first effect in source order, with its start.
-    effect: Option<(u32, WebEffect)>,
-}
-
-impl<'r> Scan<'r> {
-    fn new(registrations: &'r HashSet<String>) -> Self {
-        Scan {
-            registrations,
-            named: Vec::new(),
-            literals: Vec::new(),
-            effect: None,
-        }
-    }
-
-    fn effect_at(&mut self, start: u32, effect: Option<WebEffect>) {
-        if let Some(effect) = effect
-            && self.effect.as_ref().is_none_or(|(at, _)| start < *at)
-        {
-            self.effect = Some((start, effect));
-        }
-    }
-
-    fn callee(&mut self, callee: &Expression<'_>) {
-        match callee.without_parentheses() {
-            Expression::Identifier(id) => self.named.push(Named {
-                last: id.name.to_string(),
-                path: Some(id.name.to_string()),
-                argument: false,
-            }),
-            e @ (Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)) => {
-                self.literals.push(e.span().start);
-            }
-            e => {
-                let Some(member) = e.as_member_expression() else {
-                    return;
-                };
-                let Some(name) = member.static_property_name() else {
-                    return;
-                };
-                // `f.call(..)` and `f.apply(..)` call `f`.
-                if matches!(name, "call" | "apply") {
-                    self.callee(member.object());
-                    return;
-                }
-                self.named.push(Named {
-                    last: name.to_string(),
-                    path: path_of(e).map(|p| {
-                        p.into_iter()
-                            .filter(|s| s != "prototype")
-                            .collect::<Vec<_>>()
-                            .join(".")
-                    }),
-                    argument: false,
-                });
-            }
-        }
-    }
-
-    fn arguments(&mut self, arguments: &[Argument<'_>], registration: bool) {
-        if registration {
-            return;
-        }
-        for argument in arguments {
-            let Some(expression) = argument.as_expression() else {
-                continue;
-            };
-            if let Some(start) = literal_start(expression) {
-                self.literals.push(start);
-            } else if let Expression::Identifier(id) = expression.without_parentheses() {
-                self.named.push(Named {
-                    last: id.name.to_string(),
-                    path: None,
-                    argument: true,
-                });
-            }
-        }
-    }
-}
-
-impl<'a> Visit<'a> for Scan<'_> {
-    fn visit_expression(&mut self, expression: &Expression<'a>) {
-        match expression {
-            Expression::FunctionExpression(_)
-            | Expression::ArrowFunctionExpression(_)
-            | Expression::ClassExpression(_) => {}
-            _ => walk::walk_expression(self, expression),
-        }
-    }
-
-    fn visit_declaration(&mut self, declaration: &Declaration<'a>) {
-        match declaration {
-            Declaration::FunctionDeclaration(_) | Declaration::ClassDeclaration(_) => {}
-            _ => walk::walk_declaration(self, declaration),
-        }
-    }
-
-    fn visit_export_default_declaration_kind(&mut self, kind: &ExportDefaultDeclarationKind<'a>) {
-        match kind {
-            ExportDefaultDeclarationKind::FunctionDeclaration(_)
-            | ExportDefaultDeclarationKind::ClassDeclaration(_) => {}
-            _ => walk::walk_export_default_declaration_kind(self, kind),
-        }
-    }
-
-    fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
-        self.effect_at(call.span.start, call_effect(call));
-        self.callee(&call.callee);
-        let registration = !call.arguments.is_empty()
-            && callee_name(&call.callee).is_some_and(|name| self.registrations.contains(name));
-        self.arguments(&call.arguments, registration);
-        walk::walk_call_expression(self, call);
-    }
-
-    fn visit_new_expression(&mut self, new: &NewExpression<'a>) {
-        self.arguments(&new.arguments, false);
-        walk::walk_new_expression(self, new);
-    }
-
-    fn visit_assignment_expression(&mut self, assignment: &AssignmentExpression<'a>) {
-        self.effect_at(assignment.span.start, assignment_effect(assignment));
-        walk::walk_assignment_expression(self, assignment);
-    }
-}
-
-// ----- effects -----
-
-/// The last name of a callee: `f`, `m` of `a.b.m`.
-fn callee_name<'a>(callee: &Expression<'a>) -> Option<&'a str> {
-    match callee.without_parentheses() {
-        Expression::Identifier(id) => Some(id.name.as_str()),
-        e => e.as_member_expression()?.static_property_name(),
-    }
-}
-
-/// The static path of an expression: `window.location.hash`, `this.view`.
-fn path_of(expression: &Expression<'_>) -> Option<Vec<String>> {
-    match expression.without_parentheses() {
-        Expression::Identifier(id) => Some(vec![id.name.to_string()]),
-        Expression::ThisExpression(_) => Some(vec!["this".into()]),
-        e => {
-            let member = e.as_member_expression()?;
-            let mut path = path_of(member.object())?;
-            path.push(member.static_property_name()?.to_string());
-            Some(path)
-        }
-    }
-}
-
-/// A path with the global objects that merely hold `location` and `history` taken off:
-/// `window.document.location.hash` is `location.hash`.
-fn page_path(mut path: Vec<String>) -> Vec<String> {
-    while path.len() > 1
-        && matches!(
-            path[0].as_str(),
-            "window" | "self" | "top" | "parent" | "globalThis" | "document"
-        )
-    {
-        path.remove(0);
-    }
-    path
-}
-
-/// A string that is known before the code runs: a literal, a template without
-/// substitutions, or a concatenation of those.
-fn literal_text(expression: &Expression<'_>) -> Option<String> {
-    match expression.without_parentheses() {
-        Expression::StringLiteral(s) => Some(s.value.to_string()),
-        Expression::TemplateLiteral(t) if t.expressions.is_empty() => Some(
-            t.quasis
-                .iter()
-                .map(|q| q.value.cooked.as_ref().map_or("", |c| c.as_str()))
-                .collect(),
-        ),
-        Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
-            Some(literal_text(&b.left)? + &literal_text(&b.right)?)
-        }
-        _ => None,
-    }
-}
-
-/// Where the function literal of `function () {..}` or `function () {..}.bind(x)` starts.
-fn literal_start(expression: &Expression<'_>) -> Option<u32> {
-    match expression.without_parentheses() {
-        e @ (Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)) => {
-            Some(e.span().start)
-        }
-        Expression::CallExpression(call) => match call.callee.without_parentheses() {
-            Expression::StaticMemberExpression(m) if m.property.name == "bind" => {
-                literal_start(&m.object)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The id of an element looked up by a literal: `getElementById('x')`, `byId('x')` or any
-/// other one-argument call with an id-like literal, `querySelector('#x')`, `$('#x')`.
-fn element_id(expression: &Expression<'_>) -> Option<String> {
-    let Expression::CallExpression(call) = expression.without_parentheses() else {
-        return None;
-    };
-    let [argument] = call.arguments.as_slice() else {
-        return None;
-    };
-    let literal = literal_text(argument.as_expression()?)?;
-    let literal = literal.trim();
-    let id_like = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
-    };
-    let name = callee_name(&call.callee)?;
-    let id = match name {
-        "querySelector" | "$" | "jQuery" | "qs" | "$$" => literal.strip_prefix('#')?,
-        "querySelectorAll"
-        | "qsa"
-        | "getElementsByClassName"
-        | "getElementsByTagName"
-        | "getElementsByName" => return None,
-        _ => literal.strip_prefix('#').unwrap_or(literal),
-    };
-    id_like(id).then(|| id.to_string())
-}
-
-/// Whether `.show()`, `.hide()` or `.close()` on this receiver is about an element: a
-/// looked-up element, or a name that says dialog. `window.close()` or a socket's
-/// `close()` is not.
-fn dialog_like(receiver: &Expression<'_>) -> bool {
-    const LOOKUPS: &[&str] = &[
-        "getElementById",
-        "querySelector",
-        "byId",
-        "$id",
-        "$",
-        "jQuery",
-        "qs",
-        "closest",
-    ];
-    const WORDS: &[&str] = &[
-        "dialog", "modal", "popup", "popover", "drawer", "overlay", "sheet", "menu", "panel",
-        "lightbox",
-    ];
-    if element_id(receiver).is_some() {
-        return true;
-    }
-    if let Expression::CallExpression(call) = receiver.without_parentheses() {
-        return callee_name(&call.callee).is_some_and(|name| LOOKUPS.contains(&name));
-    }
-    path_of(receiver)
-        .and_then(|path| path.last().map(|s| s.to_lowercase()))
-        .is_some_and(|last| WORDS.iter().any(|word| last.contains(word)))
-}
-
-fn is_negative_number(expression: &Expression<'_>) -> bool {
-    match expression.without_parentheses() {
-        Expression::UnaryExpression(u) => {
-            u.operator == UnaryOperator::UnaryNegation
-                && matches!(&u.argument, Expression::NumericLiteral(n) if n.value > 0.0)
-        }
-        Expression::NumericLiteral(n) => n.value < 0.0,
-        _ => false,
-    }
-}
-
-fn call_effect(call: &CallExpression<'_>) -> Option<WebEffect> {
-    let member = call.callee.without_parentheses().as_member_expression()?;
-    let method = member.static_property_name()?;
-    let receiver = member.object();
-    let place = path_of(receiver).map(page_path);
-    let place: Vec<&str> = place.iter().flatten().map(String::as_str).collect();
-    let argument = |i: usize| call.arguments.get(i).and_then(Argument::as_expression);
-    let literal_argument = |i: usize| argument(i).and_then(literal_text);
-    match (place.as_slice(), method) {
-        (["location"], "assign" | "replace") => Some(WebEffect::Navigate(literal_argument(0))),
-        (["history"], "pushState" | "replaceState") => {
-            argument(2).map(|_| WebEffect::Navigate(literal_argument(2)))
-        }
-        (["history"], "back") => Some(WebEffect::Back),
-        (["history"], "go") => argument(0)
-            .filter(|a| is_negative_number(a))
-            .map(|_| WebEffect::Back),
-        _ if method == "open"
-            && matches!(path_of(receiver).as_deref(), Some([w]) if w == "window") =>
-        {
-            argument(0).map(|_| WebEffect::Navigate(literal_argument(0)))
-        }
-        (_, "showModal") => Some(WebEffect::OpenDialog(element_id(receiver))),
-        (_, "show") if dialog_like(receiver) => Some(WebEffect::OpenDialog(element_id(receiver))),
-        (_, "close" | "hide") if dialog_like(receiver) => {
-            Some(WebEffect::CloseDialog(element_id(receiver)))
-        }
-        (_, "setAttribute" | "removeAttribute") => {
-            let set = method == "setAttribute";
-            match (literal_argument(0).as_deref(), set) {
-                (Some("open"), true) | (Some("hidden"), false) => {
-                    Some(WebEffect::OpenDialog(element_id(receiver)))
-                }
-                (Some("open"), false) | (Some("hidden"), true) => {
-                    Some(WebEffect::CloseDialog(element_id(receiver)))
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-fn assignment_effect(assignment: &AssignmentExpression<'_>) -> Option<WebEffect> {
-    if assignment.operator != AssignmentOperator::Assign {
-        return None;
-    }
-    let right = &assignment.right;
-    let (path, member) = match &assignment.left {
-        AssignmentTarget::AssignmentTargetIdentifier(id) => (vec![id.name.to_string()], None),
-        target => {
-            let member = target.as_member_expression()?;
-            // An object without a static path (`f().x`) must not pass for `location`.
-            let mut path = path_of(member.object()).unwrap_or_else(|| vec!["?".into()]);
-            path.push(member.static_property_name()?.to_string());
-            (path, Some(member))
-        }
-    };
-    let place = page_path(path);
-    let place: Vec<&str> = place.iter().map(String::as_str).collect();
-    match place.as_slice() {
-        ["location"] | ["location", "href" | "pathname" | "search"] => {
-            return Some(WebEffect::Navigate(literal_text(right)));
-        }
-        ["location", "hash"] => {
-            let target = literal_text(right).map(|hash| {
-                if hash.starts_with('#') {
-                    hash
-                } else {
-                    format!("#{hash}")
-                }
-            });
-            return Some(WebEffect::Navigate(target));
-        }
-        _ => {}
-    }
-    let member = member?;
-    let element = member.object();
-    let boolean = match right.without_parentheses() {
-        Expression::BooleanLiteral(b) => Some(b.value),
-        _ => None,
-    };
-    match member.static_property_name()? {
-        "hidden" => boolean.map(|hidden| {
-            if hidden {
-                WebEffect::CloseDialog(element_id(element))
-            } else {
-                WebEffect::OpenDialog(element_id(element))
-            }
-        }),
-        "open" if !matches!(path_of(element).as_deref(), Some([w]) if w == "window") => boolean
-            .map(|open| {
-                if open {
-                    WebEffect::OpenDialog(element_id(element))
-                } else {
-                    WebEffect::CloseDialog(element_id(element))
-                }
-            }),
-        "display" => {
-            let style = element.without_parentheses().as_member_expression()?;
-            if style.static_property_name()? != "style" {
-                return None;
-            }
-            let shown = style.object();
-            let value = literal_text(right)?;
-            Some(if value.trim() == "none" {
-                WebEffect::CloseDialog(element_id(shown))
-            } else {
-                WebEffect::OpenDialog(element_id(shown))
             })
-        }
-        _ => None,
+            .collect()
     }
 }
 
@@ -1214,6 +430,7 @@ fn assignment_effect(assignment: &AssignmentExpression<'_>) -> Option<WebEffect>
 mod tests {
     use super::*;
     use crate::model::{AppModel, Screen, ScreenKind};
+    use gui_greybox::js::{JsConfig, Script};
 
     const DEMO: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -1229,7 +446,7 @@ mod tests {
             })
             .collect();
         let analysis = JsAnalysis::analyse(&scripts, &JsConfig::default());
-        let code = web_code(&scripts, &analysis, "#/home");
+        let code = web_code(&analysis, "#/home");
         (analysis, code)
     }
 

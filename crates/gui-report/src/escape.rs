@@ -22,20 +22,6 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// Quotes a path for a POSIX shell when it holds anything but plain path characters, so a
-/// printed command line can be pasted as it is.
-pub(crate) fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,12 +43,5 @@ mod tests {
             "a\u{FFFD}[31mb\u{FFFD}\t\n\r"
         );
         assert_eq!(escape("ü → 😀"), "ü → 😀");
-    }
-
-    #[test]
-    fn shell_quoting_only_when_needed() {
-        assert_eq!(shell_quote("runs/monkey-seed1-17"), "runs/monkey-seed1-17");
-        assert_eq!(shell_quote("my runs/it's"), r"'my runs/it'\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

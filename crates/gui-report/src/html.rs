@@ -4,10 +4,10 @@ use std::path::Path;
 
 use base64::Engine as _;
 use gui_core::{Action, ActionParam, SignalKind, SwipeDirection, Target, WidgetKind};
-use gui_explore::{EventRecord, SignalRecord, StepRecord};
+use gui_explore::{EventRecord, SignalRecord, StepRecord, shell_quote};
 use serde_json::Value;
 
-use crate::escape::{escape, shell_quote};
+use crate::escape::escape;
 use crate::events::count_label;
 use crate::graph::PageGraph;
 use crate::plot::{coverage_svg, coverage_time_svg};

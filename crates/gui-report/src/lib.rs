@@ -39,9 +39,7 @@ mod events;
 mod graph;
 mod html;
 mod junit;
-mod minimise;
 mod plot;
-mod replay;
 mod run;
 pub mod suite;
 mod summary;
@@ -50,9 +48,7 @@ pub use error::{Error, Result};
 pub use graph::{PageEdge, PageGraph, PageNode};
 pub use html::{HtmlOptions, render_html};
 pub use junit::junit_xml;
-pub use minimise::{DdminError, Minimised, Reduction, ddmin, reproduces};
 pub use plot::{coverage_svg, coverage_time_svg};
-pub use replay::{Reproduction, portable_key, reproductions};
 pub use run::RunFolder;
 pub use suite::{
     AppResult, RunResult, SplitResult, StrategyResult, Suite, SuiteRun, SuiteSettings,

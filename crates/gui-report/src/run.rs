@@ -3,10 +3,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use gui_core::CoverageSnapshot;
-use gui_explore::{EventRecord, SignalRecord, StepRecord, Summary};
+use gui_explore::{EventRecord, Minimised, SignalRecord, StepRecord, Summary};
 use serde_json::Value;
 
-use crate::{Error, Minimised, Result};
+use crate::{Error, Result};
 
 /// The folder layout this crate reads: the name and newest version `RunRecorder` writes
 /// into `run.json` (gui-explore keeps its constants private, so they are repeated here).

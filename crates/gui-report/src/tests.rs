@@ -10,7 +10,7 @@ use gui_core::{
     Size, StackFrame, Widget, WidgetKind,
 };
 use gui_explore::{
-    EventRecord, Insight, RunRecorder, StepRecord, StepTimings, StopReason, Summary,
+    EventRecord, Insight, Minimised, RunRecorder, StepRecord, StepTimings, StopReason, Summary,
 };
 use serde_json::json;
 

@@ -1,6 +1,6 @@
-//! One walk over a script's syntax tree: functions with their own reads, writes and call
-//! sites, and handler registrations. Names are resolved later, across all scripts, in
-//! `finish` of the parent module.
+//! One walk over a script's syntax tree: functions with their own reads, writes, call
+//! sites and statements, and handler registrations. Names are resolved later, across all
+//! scripts, in `finish` of the parent module.
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,6 +10,7 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType, Span};
 
+use super::statements::{JsStatement, Lister, registration_names};
 use super::{JsConfig, Script, ScriptError};
 
 /// Everything collected from the scripts read so far. Function indices are global.
@@ -22,6 +23,8 @@ pub(super) struct Output {
     /// Names that are application variables: top-level `var`/`let`/`const` bindings that
     /// do not hold functions, closure variables, and names assigned as globals.
     pub variables: HashSet<String>,
+    /// The top-level statements of each script that parsed, by script index.
+    pub tops: Vec<(usize, Vec<JsStatement>)>,
 }
 
 pub(super) struct RawFunction {
@@ -43,6 +46,8 @@ pub(super) struct RawFunction {
     /// Every read and write of the function's own body, where it happens (the
     /// function's own reads and writes are derived from them in `finish`).
     pub accesses: Vec<super::Access>,
+    /// The statements of the function's body, listed when the walk leaves it.
+    pub statements: Vec<JsStatement>,
 }
 
 /// A call site, to be resolved once every script's functions are known.
@@ -107,11 +112,13 @@ pub(super) fn collect_script(
             message: first.map_or_else(|| "parse failed".to_string(), |d| d.message.to_string()),
         });
     }
+    let registrations = registration_names(config);
     let mut collector = Collector {
         script: index,
         source,
         lines,
         config,
+        registrations: &registrations,
         out,
         frames: Vec::new(),
         naming: None,
@@ -122,6 +129,8 @@ pub(super) fn collect_script(
         at: 0,
     };
     collector.visit_program(&parsed.program);
+    let top = collector.lister().body(&parsed.program.body);
+    collector.out.tops.push((index, top));
     Ok(())
 }
 
@@ -255,6 +264,8 @@ struct Collector<'a, 'o> {
     source: &'a str,
     lines: LineIndex,
     config: &'o JsConfig,
+    /// Names of calls whose function arguments are handlers, not callees (statements).
+    registrations: &'o HashSet<String>,
     out: &'o mut Output,
     frames: Vec<Frame<'a>>,
     naming: Option<(u32, Naming)>,
@@ -322,7 +333,7 @@ fn is_function_literal(expression: &Expression<'_>) -> bool {
 }
 
 /// Where the function literal of `function () {..}` or `function () {..}.bind(x)` starts.
-fn literal_start(expression: &Expression<'_>) -> Option<u32> {
+pub(super) fn literal_start(expression: &Expression<'_>) -> Option<u32> {
     match expression.without_parentheses() {
         e @ (Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)) => {
             Some(e.span().start)
@@ -687,6 +698,15 @@ impl<'a> Collector<'a, '_> {
         }
     }
 
+    /// Lists statements of this script, with function literals known by their start.
+    fn lister(&self) -> Lister<'_> {
+        Lister {
+            source: self.source,
+            registrations: self.registrations,
+            functions: &self.fn_by_start,
+        }
+    }
+
     // ----- functions -----
 
     fn take_naming(&mut self, start: u32) -> Option<Naming> {
@@ -747,6 +767,7 @@ impl<'a> Collector<'a, '_> {
             direct: Vec::new(),
             mutations: Vec::new(),
             accesses: Vec::new(),
+            statements: Vec::new(),
         });
         self.fn_by_start.insert(span.start, index);
         index
@@ -808,6 +829,8 @@ impl<'a> Collector<'a, '_> {
         self.visit_formal_parameters(&function.params);
         if let Some(body) = &function.body {
             self.visit_function_body(body);
+            let statements = self.lister().body(&body.statements);
+            self.out.functions[index].statements = statements;
         }
         self.frames.pop();
     }
@@ -836,14 +859,20 @@ impl<'a> Collector<'a, '_> {
         }
         self.enter(index, arrow.span.start, this_owner, locals);
         self.visit_formal_parameters(&arrow.params);
-        match body {
-            Some(body) => self.visit_function_body(body),
-            None => {
-                if let Some(expression) = arrow.body.as_expression() {
-                    self.visit_expression(expression);
-                }
+        let statements = match body {
+            Some(body) => {
+                self.visit_function_body(body);
+                self.lister().body(&body.statements)
             }
-        }
+            None => match arrow.body.as_expression() {
+                Some(expression) => {
+                    self.visit_expression(expression);
+                    vec![self.lister().expression(expression)]
+                }
+                None => Vec::new(),
+            },
+        };
+        self.out.functions[index].statements = statements;
         self.frames.pop();
     }
 
