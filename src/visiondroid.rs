@@ -89,6 +89,14 @@ impl Strategy for VisionDroidStrategy {
     fn on_restart(&mut self) {
         self.explorer.on_restart();
     }
+
+    /// A model endpoint that stopped answering ends the run: every later step would be a
+    /// random fallback, recorded as if the technique had chosen it.
+    fn stop_request(&self) -> Option<String> {
+        self.explorer.endpoint_dead().map(|(step, error)| {
+            format!("the model endpoint stopped answering at step {step}: {error}")
+        })
+    }
 }
 
 /// A view hierarchy read from pixels: every widget box is a clickable element carrying

@@ -165,9 +165,9 @@ fn without_an_endpoint_or_with_a_dead_one_the_tool_says_what_is_wrong() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("GUI_LLM_ENDPOINT"), "{err}");
 
-    // A dead endpoint (issue 52): every step still runs (the explorer chooses by itself
-    // once the endpoint has failed 3 times in a row), the run folder is complete, the run
-    // ends with an error that says so, and the key appears nowhere.
+    // A dead endpoint (issue 52): once it has failed 3 times in a row (the explorer
+    // chose those steps by itself), the run ends early, the run folder is complete, the
+    // tool exits with an error that says so, and the key appears nowhere.
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -178,7 +178,7 @@ fn without_an_endpoint_or_with_a_dead_one_the_tool_says_what_is_wrong() {
     let out = visiondroid(
         &[
             "--steps",
-            "3",
+            "10",
             "--throttle",
             "50",
             "--llm-retries",
@@ -199,6 +199,14 @@ fn without_an_endpoint_or_with_a_dead_one_the_tool_says_what_is_wrong() {
     assert_eq!(v["failures"][0]["cause"], "endpoint");
     assert_eq!(v["endpoint_dead"]["step"], 3);
     assert_eq!(v["answers"]["fallbacks"], 3);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["steps"], 3, "{summary:#}");
+    assert_eq!(summary["stopped_because"], "strategy");
+    assert!(
+        summary["stop_note"].as_str().unwrap().contains("step 3"),
+        "{summary:#}"
+    );
     assert!(
         v["failures"][0]["reason"]
             .as_str()

@@ -847,6 +847,7 @@ fn summary(out: &ReplayOutcome, device: &str, mode: Mode, cut_by_time: bool) -> 
         workers: 1,
         steps_by_worker: Vec::new(),
         resumed_at: Vec::new(),
+        stop_note: None,
     }
 }
 

@@ -721,6 +721,7 @@ fn summary(live: &LiveOutcome, device: &str) -> Summary {
         workers: 1,
         steps_by_worker: Vec::new(),
         resumed_at: Vec::new(),
+        stop_note: None,
     }
 }
 

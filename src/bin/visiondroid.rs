@@ -192,8 +192,8 @@ fn main() -> Result<()> {
         // The report is written first, so the run folder is complete for inspection.
         let report = write_report(recorder.dir())?;
         bail!(
-            "the model endpoint stopped answering (step {step}: {error}); the remaining steps \
-             were chosen at random. Run folder: {}, report: {}",
+            "the model endpoint stopped answering (step {step}: {error}); the run ended there. \
+             Run folder: {}, report: {}",
             recorder.dir().display(),
             report.display()
         );

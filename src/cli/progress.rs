@@ -93,4 +93,8 @@ impl Strategy for WithProgress<'_> {
     fn wants_ui(&self) -> bool {
         self.inner.wants_ui()
     }
+
+    fn stop_request(&self) -> Option<String> {
+        self.inner.stop_request()
+    }
 }

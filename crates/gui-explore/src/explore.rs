@@ -54,6 +54,14 @@ pub trait Strategy {
     fn wants_ui(&self) -> bool {
         false
     }
+
+    /// Why the strategy can choose no more actions worth taking, once that is so: the
+    /// model endpoint it asks stopped answering, say. Asked after every finished step;
+    /// the run then ends early with [`StopReason::Strategy`] and this text in
+    /// [`Summary::stop_note`], rather than spending its budget on actions chosen blind.
+    fn stop_request(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The strategy's view of the screen an action was chosen on (see [`Strategy::insight`]).
@@ -94,6 +102,8 @@ impl Default for ExploreConfig {
 pub enum StopReason {
     Steps,
     Time,
+    /// The strategy asked to stop ([`Strategy::stop_request`]).
+    Strategy,
 }
 
 /// What `summary.json` holds.
@@ -123,6 +133,9 @@ pub struct Summary {
     /// The steps after which the run was resumed, if it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumed_at: Vec<u64>,
+    /// Why the run ended before its budget, when the strategy asked it to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_note: Option<String>,
 }
 
 fn one() -> u32 {
@@ -343,6 +356,8 @@ struct State<'r> {
     covered: HashSet<String>,
     steps_by_worker: Vec<u64>,
     resumed_at: Vec<u64>,
+    /// The first stop request of a strategy: no worker takes another step.
+    stop_note: Option<String>,
 }
 
 impl<'r> Shared<'r> {
@@ -368,6 +383,7 @@ impl<'r> Shared<'r> {
             covered: HashSet::new(),
             steps_by_worker: vec![0; workers as usize],
             resumed_at: Vec::new(),
+            stop_note: None,
             recorder,
         };
         let mut elapsed = Duration::ZERO;
@@ -470,7 +486,7 @@ impl<'r> Shared<'r> {
 
     /// Takes the next step of the budget; `None` when the run is over.
     fn claim(&self) -> Option<u64> {
-        if self.stop.load(Ordering::SeqCst) {
+        if self.stop.load(Ordering::SeqCst) || self.lock().stop_note.is_some() {
             return None;
         }
         if self
@@ -490,7 +506,9 @@ impl<'r> Shared<'r> {
     fn finish(&self, outcome: Result<()>, done: &[Done]) -> Result<Summary> {
         outcome?;
         let mut st = self.lock();
-        let stopped_because = if self.config.steps.is_some_and(|n| st.step >= n) {
+        let stopped_because = if st.stop_note.is_some() {
+            StopReason::Strategy
+        } else if self.config.steps.is_some_and(|n| st.step >= n) {
             StopReason::Steps
         } else {
             StopReason::Time
@@ -518,6 +536,7 @@ impl<'r> Shared<'r> {
                 Vec::new()
             },
             resumed_at: st.resumed_at.clone(),
+            stop_note: st.stop_note.clone(),
         };
         st.recorder.finish(&summary)?;
         tracing::info!(
@@ -686,6 +705,10 @@ fn run_worker(shared: &Shared<'_>, parts: &mut WorkerParts<'_>, worker: u32) -> 
         };
         strategy.learn(&transition);
         before = transition.after;
+        if let Some(why) = strategy.stop_request() {
+            tracing::warn!(worker, "the strategy asked to stop: {why}");
+            shared.lock().stop_note.get_or_insert(why);
+        }
     }
     Ok(())
 }

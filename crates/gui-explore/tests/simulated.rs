@@ -222,3 +222,43 @@ fn impossible_actions_are_recorded_as_failed_steps() {
     );
     assert!(steps[2].error.is_none());
 }
+
+/// Monkey that asks to stop once it has taken `after` steps.
+struct Quits {
+    inner: Monkey,
+    learnt: u64,
+    after: u64,
+}
+
+impl Strategy for Quits {
+    fn name(&self) -> &str {
+        "quits"
+    }
+
+    fn choose(&mut self, observation: &gui_explore::Observation<'_>) -> Action {
+        self.inner.choose(observation)
+    }
+
+    fn learn(&mut self, transition: &gui_core::Transition) {
+        self.learnt += 1;
+        self.inner.learn(transition);
+    }
+
+    fn stop_request(&self) -> Option<String> {
+        (self.learnt >= self.after).then(|| format!("done after {}", self.learnt))
+    }
+}
+
+#[test]
+fn a_strategy_that_asks_to_stop_ends_the_run_with_its_reason() {
+    let mut q = Quits {
+        inner: Monkey::new(MonkeyConfig::default()),
+        learnt: 0,
+        after: 4,
+    };
+    let (dir, summary) = run_on(SimApp::demo(), &mut q, steps(20));
+    assert_eq!(summary.steps, 4);
+    assert_eq!(summary.stopped_because, StopReason::Strategy);
+    assert_eq!(summary.stop_note.as_deref(), Some("done after 4"));
+    assert_eq!(read_steps(dir.path()).unwrap().len(), 4);
+}

@@ -407,7 +407,14 @@ fn summary_section(h: &mut String, runs: &[RunFolder]) {
         });
         let (stopped, occurrences, failed, restarts) = match &run.summary {
             Some(s) => (
-                escape(&json_name(&s.stopped_because)),
+                match &s.stop_note {
+                    Some(note) => format!(
+                        "{} ({})",
+                        escape(&json_name(&s.stopped_because)),
+                        escape(note)
+                    ),
+                    None => escape(&json_name(&s.stopped_because)),
+                },
                 s.signal_counts.values().sum::<u64>().to_string(),
                 s.failed_actions.to_string(),
                 s.device_restarts.to_string(),

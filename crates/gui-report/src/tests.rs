@@ -108,6 +108,7 @@ fn write_run(dir: &Path, bug: bool, finish: bool) -> PathBuf {
             workers: 1,
             steps_by_worker: Vec::new(),
             resumed_at: Vec::new(),
+            stop_note: None,
         })
         .unwrap();
     }
@@ -840,6 +841,7 @@ fn gain_run(dir: &Path, name: &str, per_step: u64, steps: u64, hang: bool) -> Ru
         workers: 1,
         steps_by_worker: Vec::new(),
         resumed_at: Vec::new(),
+        stop_note: None,
     })
     .unwrap();
     RunFolder::load(run).unwrap()
