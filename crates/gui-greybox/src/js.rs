@@ -108,7 +108,7 @@ use std::sync::OnceLock;
 use petgraph::graph::DiGraph;
 use serde::{Deserialize, Serialize};
 
-use crate::ReadWrite;
+use crate::{HandlerRef, ReadWrite};
 
 /// One script of the application under test.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -319,6 +319,19 @@ impl JsAnalysis {
             })
             .max_by_key(|(index, _)| (self.extents[*index].0, *index))
             .map(|(index, _)| index)
+    }
+
+    /// The function a located handler runs ([`function_at`](Self::function_at) its
+    /// start); `None` for a Java handler or one the analysis does not have.
+    pub fn handler_function(&self, handler: &HandlerRef) -> Option<usize> {
+        match handler {
+            HandlerRef::Js {
+                script,
+                line,
+                column,
+            } => self.function_at(script, *line, *column),
+            HandlerRef::Java { .. } => None,
+        }
     }
 
     /// The first function called exactly `name`, else the first whose name ends in

@@ -49,6 +49,8 @@ mod replay;
 mod rip;
 mod rw;
 #[cfg(feature = "live")]
+mod timing;
+#[cfg(feature = "live")]
 pub mod web;
 
 #[cfg(feature = "live")]
@@ -69,3 +71,5 @@ pub use rip::{
     Ripped, Ripper, rip,
 };
 pub use rw::ReadWrite;
+#[cfg(feature = "live")]
+pub use timing::{SettleClock, TimeBreakdown, largest_first, share_line};

@@ -44,6 +44,7 @@ use std::time::{Duration, Instant};
 use gui_core::{Point, Signal};
 use serde::{Deserialize, Serialize};
 
+use crate::timing::{SettleClock, TimeBreakdown, largest_first, share_line};
 use crate::{Efg, Event, GreyboxApp, LiveEvent, ReadWrite, Result, equivalence_class};
 
 /// Limits of a rip.
@@ -260,7 +261,7 @@ pub struct RipTiming {
 impl RipTiming {
     /// The named parts, largest first.
     pub fn parts(&self) -> Vec<(&'static str, u64)> {
-        let mut parts = vec![
+        largest_first(vec![
             ("restarts", self.restart_ms),
             ("path replay", self.replay_ms),
             ("firing", self.fire_ms),
@@ -268,27 +269,14 @@ impl RipTiming {
             ("listing", self.listing_ms),
             ("analysis", self.analysis_ms),
             ("ways back", self.return_ms),
-        ];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        parts
+        ])
     }
 
-    /// One line: each part's share of `total_ms`, largest first.
+    /// One line: each part's share of `total_ms`, largest first, and the counts.
     pub fn summary(&self, total_ms: u64) -> String {
-        let total = total_ms.max(1) as f64;
-        let mut line: Vec<String> = self
-            .parts()
-            .iter()
-            .map(|(name, ms)| format!("{name} {:.0}%", *ms as f64 * 100.0 / total))
-            .collect();
-        let counted: u64 = self.parts().iter().map(|p| p.1).sum();
-        line.push(format!(
-            "other {:.0}%",
-            total_ms.saturating_sub(counted) as f64 * 100.0 / total
-        ));
         format!(
             "{}; {} restarts, {} events fired in place, {} ways back ({} failed)",
-            line.join(", "),
+            share_line(&self.parts(), total_ms),
             self.restarts,
             self.in_place,
             self.returned,
@@ -297,31 +285,9 @@ impl RipTiming {
     }
 }
 
-/// Measures one part of a step: its time, less the app's settle waits within it.
-struct Clock {
-    at: Instant,
-    waited: Duration,
-}
-
-impl Clock {
-    fn start(app: &dyn GreyboxApp) -> Clock {
-        Clock {
-            at: Instant::now(),
-            waited: app.time_waited(),
-        }
-    }
-
-    /// Adds the time since `start` to `part`, and the waits within it to `wait_ms`.
-    fn stop(
-        self,
-        app: &dyn GreyboxApp,
-        timing: &mut RipTiming,
-        part: fn(&mut RipTiming) -> &mut u64,
-    ) {
-        let waited = app.time_waited().saturating_sub(self.waited);
-        let spent = self.at.elapsed().saturating_sub(waited);
-        *part(timing) += spent.as_millis() as u64;
-        timing.wait_ms += waited.as_millis() as u64;
+impl TimeBreakdown for RipTiming {
+    fn waits(&mut self) -> &mut u64 {
+        &mut self.wait_ms
     }
 }
 
@@ -589,12 +555,12 @@ impl Ripper {
 
     /// Launches the app and records its initial events I.
     fn launch(&mut self, app: &mut dyn GreyboxApp) -> Result<()> {
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         app.reset()?;
         self.state.timing.restarts += 1;
         clock.stop(app, &mut self.state.timing, |t| &mut t.restart_ms);
         self.signals.extend(app.device().drain_signals()?);
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let start = app.available()?;
         clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);
         let s = &mut self.state;
@@ -635,16 +601,16 @@ impl Ripper {
                 .find(|l| l.event.id == live.event.id)
                 .cloned()
         } else {
-            let clock = Clock::start(app);
+            let clock = SettleClock::start(app);
             app.reset()?;
             self.state.timing.restarts += 1;
             clock.stop(app, &mut self.state.timing, |t| &mut t.restart_ms);
-            let clock = Clock::start(app);
+            let clock = SettleClock::start(app);
             let played = self.replay_path(app, path)?;
             clock.stop(app, &mut self.state.timing, |t| &mut t.replay_ms);
             match played {
                 PathPlayed::Yes => {
-                    let clock = Clock::start(app);
+                    let clock = SettleClock::start(app);
                     let now = app.available()?;
                     clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);
                     now.into_iter().find(|l| l.event.id == live.event.id)
@@ -663,7 +629,7 @@ impl Ripper {
             return Ok(Some(RipOutcome::BrokenPath));
         };
         let before = if self.config.cheap_return {
-            let clock = Clock::start(app);
+            let clock = SettleClock::start(app);
             let print = app.fingerprint()?;
             clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);
             print
@@ -671,12 +637,12 @@ impl Ripper {
             None
         };
         // Watching is a refinement: when it fails, the event simply has no effects.
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         if let Err(e) = app.start_observing() {
             tracing::warn!("watching {}: {e}", target.event.id);
         }
         clock.stop(app, &mut self.state.timing, |t| &mut t.analysis_ms);
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let fired = app.fire(&target, &self.config.input);
         clock.stop(app, &mut self.state.timing, |t| &mut t.fire_ms);
         let s = &mut self.state;
@@ -690,14 +656,14 @@ impl Ripper {
             return Ok(Some(RipOutcome::Failed(e.to_string())));
         }
         s.fired += 1;
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let effects = app.observed_effects().unwrap_or_else(|e| {
             tracing::warn!("watching {}: {e}", target.event.id);
             None
         });
         clock.stop(app, &mut self.state.timing, |t| &mut t.analysis_ms);
         self.signals.extend(app.device().drain_signals()?);
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let after = app.available()?;
         clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);
         let s = &mut self.state;
@@ -771,7 +737,7 @@ impl Ripper {
         {
             return Ok(false);
         }
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let print = app.fingerprint()?;
         clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);
         if after == offered && print.as_deref() == Some(before) {
@@ -784,13 +750,13 @@ impl Ripper {
         if t.return_failed >= 5 && t.returned * 4 < t.return_failed {
             return Ok(false);
         }
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let tried = app.step_back(offered);
         clock.stop(app, &mut self.state.timing, |t| &mut t.return_ms);
         if !tried? {
             return Ok(false);
         }
-        let clock = Clock::start(app);
+        let clock = SettleClock::start(app);
         let now = app.available()?;
         let print = app.fingerprint()?;
         clock.stop(app, &mut self.state.timing, |t| &mut t.listing_ms);

@@ -241,16 +241,12 @@ impl WebApp {
         {
             rw.writes.insert(format!("{selector}.value"));
         }
-        for h in &event.handlers {
-            if let HandlerRef::Js {
-                script,
-                line,
-                column,
-            } = h
-                && let Some(f) = self.analysis.function_at(script, *line, *column)
-            {
-                rw.merge(&self.analysis.read_write(f));
-            }
+        for f in event
+            .handlers
+            .iter()
+            .filter_map(|h| self.analysis.handler_function(h))
+        {
+            rw.merge(&self.analysis.read_write(f));
         }
         rw
     }
@@ -418,13 +414,10 @@ impl GreyboxApp for WebApp {
             return Ok(false);
         }
         if then != now {
-            self.device
-                .perform(&gui_core::Action::new(gui_core::ActionKind::Return))?;
-            self.settle()?;
+            self.history_back()?;
             return Ok(true);
         }
-        self.device.press_key("Escape", 27)?;
-        self.settle()?;
+        self.escape()?;
         let windows: std::collections::HashSet<&str> =
             before.iter().map(|l| l.event.window.as_str()).collect();
         let close = self
@@ -465,6 +458,19 @@ const FINGERPRINT: &str = r#"(() => {
 })()"#;
 
 impl WebApp {
+    /// The browser's history back, then a settle.
+    pub fn history_back(&mut self) -> Result<()> {
+        self.device
+            .perform(&gui_core::Action::new(gui_core::ActionKind::Return))?;
+        self.settle()
+    }
+
+    /// Escape, which a page takes to close its dialog, menu or pop-up, then a settle.
+    pub fn escape(&mut self) -> Result<()> {
+        self.device.press_key("Escape", 27)?;
+        self.settle()
+    }
+
     /// The page's document (its time origin) and URL now, as `origin url`.
     fn location(&mut self) -> Result<String> {
         let v = self

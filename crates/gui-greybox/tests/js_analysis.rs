@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use gui_greybox::ReadWrite;
 use gui_greybox::js::{JsAnalysis, JsConfig, Script};
+use gui_greybox::{HandlerRef, ReadWrite};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -285,6 +285,25 @@ fn function_at_finds_a_function_from_a_devtools_location() {
     assert_eq!(analysis.function_at("other.js", line, 0), None);
     // The blank line before the function belongs to no function.
     assert_eq!(analysis.function_at("app.js", line - 1, 0), None);
+}
+
+#[test]
+fn a_located_handler_names_its_function_and_a_java_one_none() {
+    let source = "function save() {\n  doc.text = 1;\n}\n";
+    let analysis = analyse(&[inline("save.js", source)]);
+    let save = analysis.function_named("save").unwrap();
+    let js = HandlerRef::Js {
+        script: "http://127.0.0.1:8000/save.js".into(),
+        line: 0,
+        column: 0,
+    };
+    assert_eq!(analysis.handler_function(&js), Some(save));
+    let java = HandlerRef::Java {
+        class: "Save".into(),
+        name: "save".into(),
+        descriptor: "()V".into(),
+    };
+    assert_eq!(analysis.handler_function(&java), None);
 }
 
 #[test]

@@ -37,7 +37,10 @@ use gui_driver::ChromiumDevice;
 use gui_explore::{RunRecorder, StepRecord, StepTimings};
 use gui_greybox::js::JsAnalysis;
 use gui_greybox::web::{WebApp, WebSettle};
-use gui_greybox::{EventKind, GreyboxApp, HandlerRef, LiveEvent, equivalence_class};
+use gui_greybox::{
+    EventKind, GreyboxApp, HandlerRef, LiveEvent, SettleClock, TimeBreakdown, equivalence_class,
+    largest_first, share_line,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -207,11 +210,10 @@ fn document_of(screen: &str) -> &str {
 /// page; then waits for the page to settle.
 fn back(app: &mut WebApp, screen: &str) -> Result<()> {
     if kind_of(screen) == ScreenKind::Dialog {
-        app.chromium().press_key("Escape", 27)?;
+        app.escape()?;
     } else {
-        app.device().perform(&Action::new(ActionKind::Return))?;
+        app.history_back()?;
     }
-    app.settle()?;
     Ok(())
 }
 
@@ -324,31 +326,24 @@ pub struct SurveyTiming {
 impl SurveyTiming {
     /// The named parts, largest first.
     pub fn parts(&self) -> Vec<(&'static str, u64)> {
-        let mut parts = vec![
+        largest_first(vec![
             ("restarts", self.restart_ms),
             ("ways back", self.back_ms),
             ("firing", self.fire_ms),
             ("waiting", self.wait_ms),
             ("listing", self.listing_ms),
-        ];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        parts
+        ])
     }
 
     /// One line: each part's share of `total_ms`, largest first.
     pub fn summary(&self, total_ms: u64) -> String {
-        let total = total_ms.max(1) as f64;
-        let parts = self.parts();
-        let counted: u64 = parts.iter().map(|p| p.1).sum();
-        let mut line: Vec<String> = parts
-            .iter()
-            .map(|(name, ms)| format!("{name} {:.0}%", *ms as f64 * 100.0 / total))
-            .collect();
-        line.push(format!(
-            "other {:.0}%",
-            total_ms.saturating_sub(counted) as f64 * 100.0 / total
-        ));
-        line.join(", ")
+        share_line(&self.parts(), total_ms)
+    }
+}
+
+impl TimeBreakdown for SurveyTiming {
+    fn waits(&mut self) -> &mut u64 {
+        &mut self.wait_ms
     }
 }
 
@@ -449,15 +444,7 @@ const LAUNCH: &str = "\u{0}launch";
 impl ModelParts<'_> {
     /// The method vertex of a handler's function, if the analysis has it.
     fn method_of(&self, h: &HandlerRef) -> Option<&str> {
-        let HandlerRef::Js {
-            script,
-            line,
-            column,
-        } = h
-        else {
-            return None;
-        };
-        let f = self.analysis.function_at(script, *line, *column)?;
+        let f = self.analysis.handler_function(h)?;
         self.code.method_of_function.get(f).map(String::as_str)
     }
 
@@ -581,12 +568,9 @@ impl Survey<'_> {
         part: fn(&mut SurveyTiming) -> &mut u64,
         f: impl FnOnce(&mut WebApp) -> Result<T>,
     ) -> Result<T> {
-        let (started, waited) = (Instant::now(), self.app.time_waited());
+        let clock = SettleClock::start(&*self.app);
         let out = f(self.app);
-        let waited = self.app.time_waited().saturating_sub(waited);
-        let t = &mut self.out.timing;
-        *part(t) += started.elapsed().saturating_sub(waited).as_millis() as u64;
-        t.wait_ms += waited.as_millis() as u64;
+        clock.stop(&*self.app, &mut self.out.timing, part);
         out
     }
 
