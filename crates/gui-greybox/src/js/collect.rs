@@ -333,6 +333,20 @@ fn is_function_literal(expression: &Expression<'_>) -> bool {
 }
 
 /// Where the function literal of `function () {..}` or `function () {..}.bind(x)` starts.
+/// Walks `expression` for a visitor of one scope: function and class literals inside it
+/// are scopes of their own and are not entered.
+pub(super) fn walk_outside_functions<'a, V: Visit<'a>>(
+    visitor: &mut V,
+    expression: &Expression<'a>,
+) {
+    match expression {
+        Expression::FunctionExpression(_)
+        | Expression::ArrowFunctionExpression(_)
+        | Expression::ClassExpression(_) => {}
+        _ => walk::walk_expression(visitor, expression),
+    }
+}
+
 pub(super) fn literal_start(expression: &Expression<'_>) -> Option<u32> {
     match expression.without_parentheses() {
         e @ (Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)) => {
@@ -1633,12 +1647,7 @@ impl<'a> Visit<'a> for Declarations<'a> {
     }
 
     fn visit_expression(&mut self, expression: &Expression<'a>) {
-        match expression {
-            Expression::FunctionExpression(_)
-            | Expression::ArrowFunctionExpression(_)
-            | Expression::ClassExpression(_) => {}
-            _ => walk::walk_expression(self, expression),
-        }
+        walk_outside_functions(self, expression);
     }
 
     fn visit_declaration(&mut self, declaration: &Declaration<'a>) {

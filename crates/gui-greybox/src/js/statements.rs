@@ -21,7 +21,7 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_span::{GetSpan, Span};
 
 use super::JsConfig;
-use super::collect::literal_start;
+use super::collect::{literal_start, walk_outside_functions};
 use super::effects::{WebEffect, assignment_effect, call_effect, callee_name, static_path};
 
 /// One statement, with what its own code (not that of nested functions) calls and does to
@@ -337,12 +337,7 @@ impl<'r> Scan<'r> {
 
 impl<'a> Visit<'a> for Scan<'_> {
     fn visit_expression(&mut self, expression: &Expression<'a>) {
-        match expression {
-            Expression::FunctionExpression(_)
-            | Expression::ArrowFunctionExpression(_)
-            | Expression::ClassExpression(_) => {}
-            _ => walk::walk_expression(self, expression),
-        }
+        walk_outside_functions(self, expression);
     }
 
     fn visit_declaration(&mut self, declaration: &Declaration<'a>) {
